@@ -1,0 +1,23 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "procflow",
+    products: [
+        .library(name: "ProcedureKit", targets: ["ProcedureKit"]),
+        .executable(name: "procflow", targets: ["procflow"]),
+    ],
+    targets: [
+        .target(name: "ProcedureKit"),
+        .target(name: "Procflow", dependencies: ["ProcedureKit"]),
+        .executableTarget(name: "procflow", dependencies: ["Procflow"]),
+        .executableTarget(
+            name: "ProcedureKitBenchmark",
+            dependencies: ["ProcedureKit"],
+            path: "Sources/ProcedureKitBenchmark"
+        ),
+        .testTarget(name: "ProcedureKitTests", dependencies: ["ProcedureKit"]),
+        .testTarget(name: "ProcflowTests", dependencies: ["Procflow", "ProcedureKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+
+/// The result of evaluating a condition: `.success(true)` lets the procedure run,
+/// `.success(false)` skips it (cancelled without an error), `.failure(error)` cancels it with a
+/// ``ProcedureKitError/Context/conditionFailed`` error wrapping `error`.
+public typealias ConditionResult = ProcedureResult<Bool>
+
+/// A requirement a procedure must meet before it executes.
+///
+/// Conditions are evaluated after the procedure's dependencies have finished, and after the
+/// condition's own dependencies: those added with ``addDependency(_:)`` (scheduled elsewhere)
+/// and those produced with ``produceDependency(_:)`` (added to the procedure's queue once its
+/// dependencies have finished). Subclasses override ``evaluate(procedure:completion:)``.
+///
+/// Configure a condition before attaching it to a procedure.
+open class Condition: @unchecked Sendable {
+    // @unchecked Sendable: the mutable configuration lives in `configuration`, a Mutex.
+
+    private struct Configuration {
+        var name: String?
+        var dependencies: [Operation] = []
+        var producedDependencies: [Operation] = []
+        var mutuallyExclusiveCategories: Set<String> = []
+    }
+
+    private let configuration = Mutex(Configuration())
+
+    public init() {}
+
+    /// A name for diagnostics.
+    public var name: String? {
+        get { configuration.withLock { $0.name } }
+        set { configuration.withLock { $0.name = newValue } }
+    }
+
+    /// Operations scheduled elsewhere that must finish before evaluation.
+    public var dependencies: [Operation] {
+        configuration.withLock { $0.dependencies }
+    }
+
+    /// Operations the condition produces: added to the procedure's queue after the procedure's
+    /// dependencies finish, and finished before evaluation.
+    public var producedDependencies: [Operation] {
+        configuration.withLock { $0.producedDependencies }
+    }
+
+    /// Categories in which at most one procedure may execute at a time.
+    public var mutuallyExclusiveCategories: Set<String> {
+        configuration.withLock { $0.mutuallyExclusiveCategories }
+    }
+
+    /// Whether the condition makes its procedure mutually exclusive with others.
+    public var isMutuallyExclusive: Bool {
+        !mutuallyExclusiveCategories.isEmpty
+    }
+
+    /// Waits for `operation`, which is scheduled elsewhere, before evaluating.
+    public final func addDependency(_ operation: Operation) {
+        configuration.withLock { $0.dependencies.append(operation) }
+    }
+
+    /// Waits for `dependency`, which is scheduled elsewhere, before evaluating.
+    public final func add(dependency: Operation) {
+        addDependency(dependency)
+    }
+
+    /// Runs `operation` in the procedure's queue, and waits for it, before evaluating.
+    public final func produceDependency(_ operation: Operation) {
+        configuration.withLock { $0.producedDependencies.append(operation) }
+    }
+
+    /// Runs `dependency` in the procedure's queue, and waits for it, before evaluating.
+    public final func produce(dependency: Operation) {
+        produceDependency(dependency)
+    }
+
+    /// Makes the procedure this condition is attached to mutually exclusive with every other
+    /// procedure in `mutuallyExclusiveCategory`.
+    public final func addToAttachedProcedure(mutuallyExclusiveCategory: String) {
+        configuration.withLock { _ = $0.mutuallyExclusiveCategories.insert(mutuallyExclusiveCategory) }
+    }
+
+    /// Decides whether `procedure` may execute, calling `completion` exactly once, from any
+    /// thread.
+    open func evaluate(
+        procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        completion(
+            .failure(
+                ProcedureKitError.programmingError(
+                    reason: "\(type(of: self)) does not override evaluate(procedure:completion:)")))
+    }
+}
+
+extension Condition {
+    /// Copies another condition's dependencies and categories into this one, for conditions
+    /// built from others.
+    func adopt(_ condition: Condition, producing: Bool = true) {
+        for dependency in condition.dependencies { addDependency(dependency) }
+        if producing {
+            for dependency in condition.producedDependencies { produceDependency(dependency) }
+        }
+        for category in condition.mutuallyExclusiveCategories {
+            addToAttachedProcedure(mutuallyExclusiveCategory: category)
+        }
+    }
+}

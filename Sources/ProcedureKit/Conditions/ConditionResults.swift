@@ -1,0 +1,35 @@
+import Synchronization
+
+/// Collects the results of several conditions as they arrive, from any thread, in any order.
+final class ConditionResults: Sendable {
+    private let state: Mutex<(results: [ConditionResult?], remaining: Int)>
+
+    init(count: Int) {
+        state = Mutex((Array(repeating: nil, count: count), count))
+    }
+
+    /// Records one result; returns all of them, in condition order, once the last arrives.
+    func record(_ result: ConditionResult, at index: Int) -> [ConditionResult]? {
+        state.withLock { state in
+            guard state.results[index] == nil else { return nil }
+            state.results[index] = result
+            state.remaining -= 1
+            return state.remaining == 0 ? state.results.map { $0! } : nil
+        }
+    }
+}
+
+/// Evaluates every condition at once, then calls `completion` once with the results in the
+/// order of `conditions`.
+func evaluateAll(
+    _ conditions: [Condition], procedure: Procedure,
+    completion: @escaping @Sendable ([ConditionResult]) -> Void
+) {
+    guard !conditions.isEmpty else { return completion([]) }
+    let results = ConditionResults(count: conditions.count)
+    for (index, condition) in conditions.enumerated() {
+        condition.evaluate(procedure: procedure) { result in
+            if let all = results.record(result, at: index) { completion(all) }
+        }
+    }
+}

@@ -1,0 +1,625 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A unit of work: a Foundation `Operation` with conditions, observers, cancellation and errors.
+///
+/// Subclass it, override ``execute()``, and call ``finish(with:)`` exactly once when the work is
+/// done — synchronously inside `execute()` or later from any thread. Add it to a
+/// ``ProcedureQueue`` (or a ``GroupProcedure``) to run it.
+///
+/// A procedure moves through initialized → pending → executing → finishing → finished. While
+/// pending it waits, in order, for its dependencies, for the dependencies its conditions
+/// produce, for its conditions, for the mutual-exclusion categories it needs, and for a free
+/// slot in its queue. The first `cancel` wins; the first `finish` wins; an error given to
+/// `cancel` beats one given to a later `finish`. A procedure cancelled before it starts never
+/// runs `execute()` and finishes without waiting.
+///
+/// `execute()` and every callback of one procedure (observers, the `procedure…` hooks, condition
+/// evaluation) run one at a time, never concurrently with each other.
+open class Procedure: Operation, @unchecked Sendable {
+    // @unchecked Sendable: every mutable stored property is inside `protected` (a Mutex) or is
+    // the Atomic `unresolvedDependencies`. Subclasses own the safety of what they add.
+
+    enum Event: Sendable {
+        case start(ProcedureQueue)
+        case didCancel((any Error)?)
+        case finish((any Error)?)
+        case work(@Sendable () -> Void)
+    }
+
+    struct Protected {
+        var state = ProcedureState.initialized
+        var phase = PendingPhase.waitingForDependencies
+        var isCancelled = false
+        var isFinishRequested = false
+        var cancelError: (any Error)?
+        var error: (any Error)?
+        var name: String?
+        var observers: [any ProcedureObserver] = []
+        var conditions: [Condition] = []
+        var dependencies: [Operation] = []
+        /// Whoever waits for this procedure to finish; emptied when it does.
+        var waiters: [any DependencyWaiter] = []
+        var queue: ProcedureQueue?
+        var holdsQueueSlot = false
+        var exclusivityCategories: [String] = []
+        var isHandlingEvents = false
+        var events: [Event] = []
+
+        mutating func transition(to next: ProcedureState) {
+            precondition(
+                state.canTransition(to: next),
+                "A procedure cannot go from \(state) to \(next).")
+            state = next
+        }
+    }
+
+    let protected = Mutex(Protected())
+    private let unresolvedDependencies = Atomic<Int>(0)
+
+    public override init() {
+        super.init()
+    }
+
+    deinit {
+        // Releasing a long chain would otherwise recurse once per link (each procedure holds
+        // its dependencies), so unlink uniquely held dependencies iteratively.
+        var stack = protected.withLock { protected in
+            defer { protected.dependencies = [] }
+            return protected.dependencies
+        }
+        while !stack.isEmpty {
+            var operation = stack.removeLast()
+            if isKnownUniquelyReferenced(&operation), let procedure = operation as? Procedure {
+                stack.append(contentsOf: procedure.takeDependenciesForRelease())
+            }
+        }
+    }
+
+    /// Hands over the dependencies so that a deinit can release them without recursing.
+    func takeDependenciesForRelease() -> [Operation] {
+        protected.withLock { protected in
+            defer { protected.dependencies = [] }
+            return protected.dependencies
+        }
+    }
+
+    // MARK: - Overrides for subclasses
+
+    /// Does the work. Call ``finish(with:)`` when it is done, here or later.
+    ///
+    /// Not called if the procedure is cancelled before it starts. Cancelling a procedure while
+    /// this runs does not interrupt it: read ``isCancelled`` to stop early.
+    open func execute() {
+        finish()
+    }
+
+    /// Called once when the procedure is cancelled, after `execute()` returns if it is running.
+    open func procedureDidCancel(with error: (any Error)?) {}
+
+    /// Called as the procedure starts to finish, before will-finish observers.
+    open func procedureWillFinish(with error: (any Error)?) {}
+
+    /// Called once the procedure has finished, before did-finish observers.
+    open func procedureDidFinish(with error: (any Error)?) {}
+
+    // MARK: - State
+
+    /// The procedure's name; its type name unless set.
+    open override var name: String? {
+        get { protected.withLock { $0.name } ?? String(describing: type(of: self)) }
+        set { protected.withLock { $0.name = newValue } }
+    }
+
+    /// The error the procedure finished with, once it is finishing.
+    public final var error: (any Error)? {
+        protected.withLock { $0.error }
+    }
+
+    /// Whether the procedure has been cancelled.
+    open override var isCancelled: Bool {
+        protected.withLock { $0.isCancelled }
+    }
+
+    open override var isExecuting: Bool {
+        protected.withLock { $0.state == .executing || $0.state == .finishing }
+    }
+
+    open override var isFinished: Bool {
+        protected.withLock { $0.state == .finished }
+    }
+
+    open override var isAsynchronous: Bool { true }
+
+    open override var isReady: Bool {
+        protected.withLock { $0.state > .pending || ($0.state == .pending && $0.phase == .ready) }
+    }
+
+    /// Whether the procedure has been added to a queue.
+    public final var isEnqueued: Bool {
+        protected.withLock { $0.state != .initialized }
+    }
+
+    /// Whether the procedure finished with an error.
+    public final var failed: Bool {
+        protected.withLock { $0.state == .finished && $0.error != nil }
+    }
+
+    /// Where the procedure is in its life, as one value.
+    public final var status: ProcedureStatus {
+        protected.withLock { protected in
+            if protected.isCancelled { return .cancelled }
+            switch protected.state {
+            case .initialized, .pending: return .pending
+            case .executing, .finishing: return .executing
+            case .finished: return protected.error == nil ? .finished : .failed
+            }
+        }
+    }
+
+    /// The conditions attached to the procedure.
+    public final var conditions: [Condition] {
+        protected.withLock { $0.conditions }
+    }
+
+    /// The observers attached to the procedure, in the order they were added.
+    public final var observers: [any ProcedureObserver] {
+        protected.withLock { $0.observers }
+    }
+
+    /// The queue the procedure was added to, until it finishes.
+    final var queue: ProcedureQueue? {
+        protected.withLock { $0.queue }
+    }
+
+    // MARK: - Dependencies
+
+    /// The operations that must finish before this one starts, in the order they were added.
+    open override var dependencies: [Operation] {
+        protected.withLock { $0.dependencies }
+    }
+
+    /// Makes this procedure wait for `operation` (a procedure or any Foundation operation).
+    ///
+    /// - Precondition: the procedure has not been added to a queue.
+    open override func addDependency(_ operation: Operation) {
+        precondition(operation !== self, "A procedure cannot depend on itself.")
+        protected.withLock { protected in
+            precondition(
+                protected.state == .initialized,
+                "Dependencies must be added before the procedure is added to a queue.")
+            protected.dependencies.append(operation)
+        }
+    }
+
+    /// Makes this procedure wait for `dependency`.
+    public final func add(dependency: Operation) {
+        addDependency(dependency)
+    }
+
+    /// Makes this procedure wait for each of `dependencies`.
+    public final func add<S: Sequence<Operation>>(dependencies: S) {
+        for dependency in dependencies { addDependency(dependency) }
+    }
+
+    /// Removes `operation` from the dependencies of a procedure not yet in a queue.
+    open override func removeDependency(_ operation: Operation) {
+        protected.withLock { protected in
+            precondition(
+                protected.state == .initialized,
+                "Dependencies can only be removed before the procedure is added to a queue.")
+            protected.dependencies.removeAll { $0 === operation }
+        }
+    }
+
+    // MARK: - Conditions and observers
+
+    /// Attaches `condition`, evaluated after the dependencies finish and before `execute()`.
+    ///
+    /// - Precondition: the procedure has not been added to a queue.
+    public final func addCondition(_ condition: Condition) {
+        protected.withLock { protected in
+            precondition(
+                protected.state == .initialized,
+                "Conditions must be added before the procedure is added to a queue.")
+            protected.conditions.append(condition)
+        }
+    }
+
+    /// Attaches `condition`.
+    public final func add(condition: Condition) {
+        addCondition(condition)
+    }
+
+    /// Attaches `observer`; observers are called in the order they were added.
+    public final func addObserver(_ observer: any ProcedureObserver) {
+        protected.withLock { $0.observers.append(observer) }
+        observer.didAttach(to: self)
+    }
+
+    /// Attaches `observer`.
+    public final func add(observer: any ProcedureObserver) {
+        addObserver(observer)
+    }
+
+    // MARK: - Cancelling and finishing
+
+    open override func cancel() {
+        cancel(with: nil)
+    }
+
+    /// Cancels the procedure, recording `error` as the reason.
+    ///
+    /// Only the first cancel counts, and cancelling a finishing or finished procedure does
+    /// nothing. A running `execute()` is not interrupted; a procedure that has not started
+    /// finishes without executing.
+    public final func cancel(with error: (any Error)?) {
+        let finishNow = protected.withLock { protected -> Bool? in
+            guard !protected.isCancelled, !protected.isFinishRequested,
+                protected.state < .finishing
+            else { return nil }
+            protected.isCancelled = true
+            protected.cancelError = error
+            guard protected.state == .pending else { return false }
+            protected.isFinishRequested = true
+            return true
+        }
+        guard let finishNow else { return }
+        post(.didCancel(error))
+        if finishNow { post(.finish(error)) }
+    }
+
+    /// Finishes the procedure, with `error` if it failed.
+    ///
+    /// Only the first call counts. Calls made before the procedure started are ignored.
+    public final func finish(with error: (any Error)? = nil) {
+        let accepted = protected.withLock { protected -> Bool in
+            guard !protected.isFinishRequested, protected.state == .executing else { return false }
+            protected.isFinishRequested = true
+            return true
+        }
+        if accepted { post(.finish(error)) }
+    }
+
+    /// Procedures are started by their queue; starting one by hand is a programming error.
+    open override func start() {
+        preconditionFailure(
+            "\(name ?? "A procedure") was started directly: add it to a ProcedureQueue instead.")
+    }
+
+    open override func main() {}
+
+    // MARK: - Producing operations
+
+    /// Adds `operation` to this procedure's queue before this procedure finishes.
+    ///
+    /// Will-add observers run before the operation is added and did-add observers after, in
+    /// turn with the procedure's other callbacks.
+    ///
+    /// - Throws: ``ProcedureKitError`` (`programmingError`) if the procedure is not in a queue
+    ///   or has already been asked to finish.
+    public final func produce(operation: Operation) throws {
+        let queue = protected.withLock { protected -> ProcedureQueue? in
+            guard !protected.isFinishRequested, protected.state < .finishing else { return nil }
+            return protected.queue
+        }
+        guard let queue else {
+            throw ProcedureKitError.programmingError(
+                reason: "\(name ?? "a procedure") can only produce operations while it is in a queue and not finishing")
+        }
+        post(
+            .work { [self] in
+                for observer in observers { observer.procedure(self, willAdd: operation) }
+                queue.addOperation(operation)
+                for observer in observers { observer.procedure(self, didAdd: operation) }
+            })
+    }
+
+    // MARK: - Events
+
+    /// Runs `event` now on this thread if no other event of this procedure is being handled,
+    /// or after the one being handled otherwise.
+    final func post(_ event: Event) {
+        let handleNow = protected.withLock { protected -> Bool in
+            if protected.isHandlingEvents {
+                protected.events.append(event)
+                return false
+            }
+            protected.isHandlingEvents = true
+            return true
+        }
+        guard handleNow else { return }
+        if CallDepth.allowsNesting {
+            CallDepth.nested { handleEvents(startingWith: event) }
+        } else {
+            DispatchQueue.global().async {
+                CallDepth.nested { self.handleEvents(startingWith: event) }
+            }
+        }
+    }
+
+    private func handleEvents(startingWith first: Event) {
+        var next: Event? = first
+        while let event = next {
+            handle(event)
+            next = protected.withLock { protected in
+                if protected.events.isEmpty {
+                    protected.isHandlingEvents = false
+                    return nil
+                }
+                return protected.events.removeFirst()
+            }
+        }
+    }
+
+    private func handle(_ event: Event) {
+        switch event {
+        case .start(let queue): handleStart(from: queue)
+        case .didCancel(let error): handleDidCancel(error)
+        case .finish(let error): handleFinish(error)
+        case .work(let work): work()
+        }
+    }
+
+    private enum StartAction {
+        case releaseSlot
+        case finishCancelled((any Error)?)
+        case execute([any ProcedureObserver])
+    }
+
+    private func handleStart(from queue: ProcedureQueue) {
+        let action = protected.withLock { protected -> StartAction in
+            // Cancelled while in the ready list: it finished (or is finishing) without the slot.
+            guard !protected.isFinishRequested else { return .releaseSlot }
+            protected.holdsQueueSlot = true
+            if protected.isCancelled {
+                protected.isFinishRequested = true
+                return .finishCancelled(protected.cancelError)
+            }
+            protected.transition(to: .executing)
+            return .execute(protected.observers)
+        }
+        switch action {
+        case .releaseSlot:
+            queue.releaseSlot()
+        case .finishCancelled(let error):
+            handleFinish(error)
+        case .execute(let observers):
+            for observer in observers { observer.will(execute: self) }
+            if isCancelled {
+                // Cancelled by a will-execute observer: do not start the work.
+                finish()
+                return
+            }
+            execute()
+            for observer in observers { observer.did(execute: self) }
+        }
+    }
+
+    private func handleDidCancel(_ error: (any Error)?) {
+        procedureDidCancel(with: error)
+        for observer in observers { observer.did(cancel: self, with: error) }
+    }
+
+    private func handleFinish(_ requestedError: (any Error)?) {
+        let begun = protected.withLock { protected -> (any Error)?? in
+            guard protected.state == .executing || protected.state == .pending else { return nil }
+            protected.transition(to: .finishing)
+            protected.error = protected.cancelError ?? requestedError
+            return .some(protected.error)
+        }
+        guard case .some(let error) = begun else { return }
+
+        procedureWillFinish(with: error)
+        for observer in observers { observer.will(finish: self, with: error) }
+
+        let finished = protected.withLock { protected in
+            protected.transition(to: .finished)
+            defer {
+                protected.observers = []
+                protected.waiters = []
+                protected.queue = nil
+            }
+            return (
+                observers: protected.observers, waiters: protected.waiters,
+                queue: protected.queue, releasesSlot: protected.holdsQueueSlot,
+                isExclusive: !protected.exclusivityCategories.isEmpty
+            )
+        }
+        procedureDidFinish(with: error)
+        for observer in finished.observers { observer.did(finish: self, with: error) }
+        // Foundation's own bookkeeping: plain operations that depend on this one, the
+        // completion block and waitUntilFinished().
+        didChangeValue(forKey: "isFinished")
+        if finished.isExclusive { ExclusivityManager.shared.release(self) }
+        for waiter in finished.waiters { waiter.dependencyDidFinish() }
+        finished.queue?.operationDidFinish(releasingSlot: finished.releasesSlot)
+    }
+
+    // MARK: - Scheduling (driven by ProcedureQueue)
+
+    /// What became of a procedure just added to a queue.
+    enum EnqueueOutcome {
+        /// Ready to start now: the queue puts it in its ready list.
+        case ready
+        /// Waiting for something, or finishing: the procedure reports back by itself.
+        case waiting
+    }
+
+    /// Moves the procedure into `queue` and starts waiting for what it needs.
+    final func enqueue(on queue: ProcedureQueue) -> EnqueueOutcome {
+        let snapshot = protected.withLock { protected in
+            precondition(
+                protected.state == .initialized,
+                "\(protected.name ?? String(describing: type(of: self))) was added to a queue twice.")
+            protected.transition(to: .pending)
+            protected.queue = queue
+            if protected.isCancelled { protected.isFinishRequested = true }
+            return (
+                isCancelled: protected.isCancelled, cancelError: protected.cancelError,
+                dependencies: protected.dependencies, conditions: protected.conditions
+            )
+        }
+        if snapshot.isCancelled {
+            post(.finish(snapshot.cancelError))
+            return .waiting
+        }
+        var waits = snapshot.dependencies
+        for condition in snapshot.conditions { waits.append(contentsOf: condition.dependencies) }
+        if waits.isEmpty {
+            return dependenciesDidFinish(markReady: false) ? .ready : .waiting
+        }
+        // One extra count guards against reaching zero before every wait is registered.
+        unresolvedDependencies.store(waits.count + 1, ordering: .relaxed)
+        for operation in waits { wait(for: operation) }
+        resolveOneDependency()
+        return .waiting
+    }
+
+    /// Registers to hear when `operation` finishes, counting it down when it does.
+    private func wait(for operation: Operation) {
+        if let procedure = operation as? Procedure {
+            if !procedure.addWaiter(self) { resolveOneDependency() }
+        } else {
+            OperationFinishWatcher.watch(operation) { [self] in resolveOneDependency() }
+        }
+    }
+
+    /// Adds `waiter` to be told when this procedure finishes; false if it already has.
+    final func addWaiter(_ waiter: any DependencyWaiter) -> Bool {
+        protected.withLock { protected in
+            guard protected.state != .finished else { return false }
+            protected.waiters.append(waiter)
+            return true
+        }
+    }
+
+    private func resolveOneDependency() {
+        if unresolvedDependencies.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            _ = dependenciesDidFinish(markReady: true)
+        }
+    }
+
+    /// Moves on once every dependency of the current phase has finished.
+    ///
+    /// - Parameter markReady: whether to hand the procedure to its queue when nothing else is
+    ///   left to wait for; `false` lets `enqueue(on:)` hand over a batch at once.
+    /// - Returns: whether the procedure is ready and was not handed over.
+    private func dependenciesDidFinish(markReady: Bool) -> Bool {
+        enum Next {
+            case stop
+            case produce([Operation], ProcedureQueue)
+            case evaluate([Condition])
+        }
+        let next = protected.withLock { protected -> Next in
+            guard protected.state == .pending, !protected.isCancelled, let queue = protected.queue,
+                protected.phase == .waitingForDependencies
+                    || protected.phase == .waitingForProducedDependencies
+            else { return .stop }
+            if protected.phase == .waitingForDependencies {
+                let produced = protected.conditions.flatMap(\.producedDependencies)
+                if !produced.isEmpty {
+                    protected.phase = .waitingForProducedDependencies
+                    return .produce(produced, queue)
+                }
+            }
+            protected.phase = .evaluatingConditions
+            return .evaluate(protected.conditions)
+        }
+        switch next {
+        case .stop:
+            return false
+        case .produce(let produced, let queue):
+            unresolvedDependencies.store(produced.count + 1, ordering: .relaxed)
+            for operation in produced { wait(for: operation) }
+            queue.addOperations(produced)
+            resolveOneDependency()
+            return false
+        case .evaluate(let conditions) where conditions.isEmpty:
+            return requestExclusivity(markReady: markReady, conditions: [])
+        case .evaluate(let conditions):
+            post(.work { [self] in evaluate(conditions) })
+            return false
+        }
+    }
+
+    private func evaluate(_ conditions: [Condition]) {
+        evaluateAll(conditions, procedure: self) { [self] results in
+            conditionsDidEvaluate(results, conditions: conditions)
+        }
+    }
+
+    private func conditionsDidEvaluate(_ results: [ConditionResult], conditions: [Condition]) {
+        for result in results {
+            if case .failure(let error) = result {
+                cancel(with: ProcedureKitError.conditionFailed(with: error))
+                return
+            }
+        }
+        if results.contains(where: { $0.value == false }) {
+            // A false condition is not an error: the procedure is skipped ("ignored").
+            cancel()
+            return
+        }
+        _ = requestExclusivity(markReady: true, conditions: conditions)
+    }
+
+    private func requestExclusivity(markReady: Bool, conditions: [Condition]) -> Bool {
+        var categories = Set<String>()
+        for condition in conditions { categories.formUnion(condition.mutuallyExclusiveCategories) }
+        guard !categories.isEmpty else { return becomeReady(markReady: markReady) }
+        let sorted = categories.sorted()
+        let proceed = protected.withLock { protected -> Bool in
+            guard protected.state == .pending, !protected.isCancelled else { return false }
+            protected.phase = .waitingForExclusivity
+            protected.exclusivityCategories = sorted
+            return true
+        }
+        guard proceed else { return false }
+        if ExclusivityManager.shared.request(self, categories: sorted) {
+            return exclusivityGranted(markReady: markReady)
+        }
+        return false
+    }
+
+    /// Called when every mutual-exclusion category the procedure asked for is its own.
+    @discardableResult
+    final func exclusivityGranted(markReady: Bool = true) -> Bool {
+        let ready = becomeReady(markReady: markReady)
+        // Cancelled while waiting: the categories go straight to the next in line.
+        if protected.withLock({ $0.isCancelled || $0.state >= .finishing }) {
+            ExclusivityManager.shared.release(self)
+        }
+        return ready
+    }
+
+    private func becomeReady(markReady: Bool) -> Bool {
+        let queue = protected.withLock { protected -> ProcedureQueue? in
+            guard protected.state == .pending, !protected.isCancelled else { return nil }
+            protected.phase = .ready
+            return protected.queue
+        }
+        guard let queue else { return false }
+        guard markReady else { return true }
+        queue.enqueueReady(.procedure(self))
+        return false
+    }
+
+    /// Called by `queue` once it has given this procedure one of its slots.
+    final func start(from queue: ProcedureQueue) {
+        post(.start(queue))
+    }
+}
+
+extension Procedure: DependencyWaiter {
+    func dependencyDidFinish() {
+        resolveOneDependency()
+    }
+}
+
+/// Something that waits for a procedure to finish.
+protocol DependencyWaiter: AnyObject, Sendable {
+    /// Called once, after the procedure has finished.
+    func dependencyDidFinish()
+}

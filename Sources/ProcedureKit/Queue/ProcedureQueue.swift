@@ -1,0 +1,246 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Runs procedures and plain Foundation operations, honouring their dependencies, conditions
+/// and mutual exclusion, at most ``maxConcurrentOperationCount`` at a time.
+///
+/// The queue does its own scheduling rather than use Foundation's `OperationQueue`: each
+/// operation and each dependency edge costs O(1) amortised work, and nothing recurses with
+/// the size of the graph. Operations become ready in any order; ready ones start in the order
+/// they became ready.
+public final class ProcedureQueue: @unchecked Sendable {
+    // @unchecked Sendable: all mutable state is inside `state`, a Mutex.
+
+    /// An operation whose dependencies, conditions and exclusivity are satisfied.
+    enum ReadyItem {
+        case procedure(Procedure)
+        case operation(QueuedOperation)
+    }
+
+    struct State {
+        var ready = RingBuffer<ReadyItem>()
+        /// Started and not finished: these hold the slots `maxConcurrentOperationCount` limits.
+        var executing = 0
+        /// Worker loops alive, and how many of them are inside a start call right now.
+        var workers = 0
+        var busyWorkers = 0
+        /// Added and not finished.
+        var unfinished = 0
+        var isSuspended = false
+        var maxConcurrentOperationCount = OperationQueue.defaultMaxConcurrentOperationCount
+        var name: String?
+        var idleWaiters: [DispatchSemaphore] = []
+    }
+
+    /// The most worker threads an unlimited queue uses to start operations. Operations that
+    /// run asynchronously do not hold a worker, so this limits threads, not concurrency.
+    static let unlimitedWorkerCount = 64
+
+    private let state = Mutex(State())
+
+    /// Creates a queue.
+    ///
+    /// - Parameters:
+    ///   - name: a name for diagnostics.
+    ///   - maxConcurrentOperationCount: how many operations may execute at once; the default,
+    ///     `OperationQueue.defaultMaxConcurrentOperationCount`, sets no limit.
+    public init(
+        name: String? = nil,
+        maxConcurrentOperationCount: Int = OperationQueue.defaultMaxConcurrentOperationCount
+    ) {
+        state.withLock {
+            $0.name = name
+            $0.maxConcurrentOperationCount = maxConcurrentOperationCount
+        }
+    }
+
+    /// A name for diagnostics.
+    public var name: String? {
+        get { state.withLock { $0.name } }
+        set { state.withLock { $0.name = newValue } }
+    }
+
+    /// How many operations may execute at once; zero or less sets no limit.
+    public var maxConcurrentOperationCount: Int {
+        get { state.withLock { $0.maxConcurrentOperationCount } }
+        set {
+            let spawn = state.withLock { state in
+                state.maxConcurrentOperationCount = newValue
+                return Self.workersToSpawn(&state)
+            }
+            spawnWorkers(spawn)
+        }
+    }
+
+    /// Whether the queue holds back operations that are ready to start.
+    ///
+    /// A suspended queue still lets operations become ready, and lets cancelled operations
+    /// finish; it starts nothing until resumed.
+    public var isSuspended: Bool {
+        get { state.withLock { $0.isSuspended } }
+        set {
+            let spawn = state.withLock { state in
+                state.isSuspended = newValue
+                return Self.workersToSpawn(&state)
+            }
+            spawnWorkers(spawn)
+        }
+    }
+
+    /// How many operations have been added and have not finished.
+    public var operationCount: Int {
+        state.withLock { $0.unfinished }
+    }
+
+    // MARK: - Adding operations
+
+    /// Adds `operation`: a ``Procedure`` or any Foundation `Operation`.
+    public func addOperation(_ operation: Operation) {
+        addOperations([operation])
+    }
+
+    /// Adds a block to run as an operation.
+    public func addOperation(_ block: @escaping @Sendable () -> Void) {
+        addOperation(BlockOperation(block: block))
+    }
+
+    /// Adds `operations`, optionally waiting until all of them have finished.
+    public func addOperations(_ operations: [Operation], waitUntilFinished: Bool = false) {
+        guard !operations.isEmpty else { return }
+        state.withLock { $0.unfinished += operations.count }
+        var ready: [ReadyItem] = []
+        for operation in operations {
+            if let procedure = operation as? Procedure {
+                if procedure.enqueue(on: self) == .ready { ready.append(.procedure(procedure)) }
+            } else {
+                let queued = QueuedOperation(operation, queue: self)
+                if queued.waitForDependencies() { ready.append(.operation(queued)) }
+            }
+        }
+        enqueueReady(ready)
+        if waitUntilFinished {
+            for operation in operations { operation.waitUntilFinished() }
+        }
+    }
+
+    /// Adds each of `operations`.
+    public func addOperations(_ operations: Operation...) {
+        addOperations(operations)
+    }
+
+    /// Adds `operation`.
+    public func add(operation: Operation) {
+        addOperation(operation)
+    }
+
+    /// Adds each of `operations`.
+    public func add<S: Sequence<Operation>>(operations: S) {
+        addOperations(Array(operations))
+    }
+
+    /// Adds each of `operations`.
+    public func add(operations: Operation...) {
+        addOperations(operations)
+    }
+
+    /// Blocks the calling thread until every operation added so far, and every operation those
+    /// add while this waits, has finished.
+    public func waitUntilAllOperationsAreFinished() {
+        let semaphore = state.withLock { state -> DispatchSemaphore? in
+            guard state.unfinished > 0 else { return nil }
+            let semaphore = DispatchSemaphore(value: 0)
+            state.idleWaiters.append(semaphore)
+            return semaphore
+        }
+        semaphore?.wait()
+    }
+
+    // MARK: - Scheduling
+
+    func enqueueReady(_ item: ReadyItem) {
+        enqueueReady([item])
+    }
+
+    func enqueueReady(_ items: [ReadyItem]) {
+        guard !items.isEmpty else { return }
+        let spawn = state.withLock { state in
+            for item in items { state.ready.append(item) }
+            return Self.workersToSpawn(&state)
+        }
+        spawnWorkers(spawn)
+    }
+
+    /// Called when an operation that was added to this queue has finished.
+    ///
+    /// - Parameter releasingSlot: whether it had been started, and so held a slot.
+    func operationDidFinish(releasingSlot: Bool) {
+        let (spawn, waiters) = state.withLock { state in
+            if releasingSlot { state.executing -= 1 }
+            state.unfinished -= 1
+            var waiters: [DispatchSemaphore] = []
+            if state.unfinished == 0 { swap(&waiters, &state.idleWaiters) }
+            return (Self.workersToSpawn(&state), waiters)
+        }
+        for waiter in waiters { waiter.signal() }
+        spawnWorkers(spawn)
+    }
+
+    /// Gives back a slot taken for an operation that turned out to need none.
+    func releaseSlot() {
+        let spawn = state.withLock { state in
+            state.executing -= 1
+            return Self.workersToSpawn(&state)
+        }
+        spawnWorkers(spawn)
+    }
+
+    /// How many more worker loops to start so that every ready operation that may start now
+    /// has a worker looking for it.
+    private static func workersToSpawn(_ state: inout State) -> Int {
+        guard !state.isSuspended, !state.ready.isEmpty else { return 0 }
+        let limit = state.maxConcurrentOperationCount
+        let freeSlots = limit > 0 ? limit - state.executing : Int.max
+        let workerCap = limit > 0 ? limit : unlimitedWorkerCount
+        let searching = state.workers - state.busyWorkers
+        let wanted = min(state.ready.count, freeSlots) - searching
+        let spawn = min(wanted, workerCap - state.workers)
+        guard spawn > 0 else { return 0 }
+        state.workers += spawn
+        return spawn
+    }
+
+    private func spawnWorkers(_ count: Int) {
+        for _ in 0..<count {
+            DispatchQueue.global().async { self.runWorker() }
+        }
+    }
+
+    /// Starts ready operations one after another until none may start.
+    private func runWorker() {
+        var wasBusy = false
+        while let item = nextItem(afterBusy: wasBusy) {
+            switch item {
+            case .procedure(let procedure): procedure.start(from: self)
+            case .operation(let operation): operation.start()
+            }
+            wasBusy = true
+        }
+    }
+
+    private func nextItem(afterBusy wasBusy: Bool) -> ReadyItem? {
+        state.withLock { state in
+            if wasBusy { state.busyWorkers -= 1 }
+            let limit = state.maxConcurrentOperationCount
+            guard !state.isSuspended, limit <= 0 || state.executing < limit,
+                let item = state.ready.popFirst()
+            else {
+                state.workers -= 1
+                return nil
+            }
+            state.executing += 1
+            state.busyWorkers += 1
+            return item
+        }
+    }
+}

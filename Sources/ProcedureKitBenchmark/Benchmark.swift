@@ -1,0 +1,4 @@
+@main
+struct Benchmark {
+    static func main() {}
+}

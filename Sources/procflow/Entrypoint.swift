@@ -1,0 +1,8 @@
+import Procflow
+
+@main
+struct Entrypoint {
+    static func main() {
+        CommandLineTool.main(CommandLine.arguments)
+    }
+}

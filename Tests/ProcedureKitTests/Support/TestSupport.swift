@@ -1,0 +1,106 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+@testable import ProcedureKit
+
+/// An error to finish or cancel procedures with.
+struct TestError: Error, Equatable {
+    var tag = "test"
+}
+
+/// A thread-safe list that tests append to from any thread.
+final class Recorder<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+
+    func append(_ element: Element) {
+        items.withLock { $0.append(element) }
+    }
+
+    var all: [Element] {
+        items.withLock { $0 }
+    }
+
+    var count: Int {
+        items.withLock { $0.count }
+    }
+}
+
+/// A procedure that records its calls and finishes at once (or with `error`).
+final class TestProcedure: Procedure, @unchecked Sendable {
+    let executions = Atomic<Int>(0)
+    let events: Recorder<String>?
+    private let finishError: TestError?
+
+    init(name: String? = nil, error: TestError? = nil, events: Recorder<String>? = nil) {
+        self.finishError = error
+        self.events = events
+        super.init()
+        if let name { self.name = name }
+    }
+
+    var didExecute: Bool { executions.load(ordering: .relaxed) > 0 }
+
+    override func execute() {
+        executions.add(1, ordering: .relaxed)
+        events?.append("execute \(name ?? "")")
+        finish(with: finishError)
+    }
+}
+
+/// A procedure that starts, then waits until the test calls `release()` to finish.
+final class GatedProcedure: Procedure, @unchecked Sendable {
+    let started = DispatchSemaphore(value: 0)
+    private let gate = DispatchSemaphore(value: 0)
+
+    override func execute() {
+        started.signal()
+        DispatchQueue.global().async { [self] in
+            gate.wait()
+            finish()
+        }
+    }
+
+    func release() {
+        gate.signal()
+    }
+}
+
+/// Waits until `procedure` has finished, failing the test after `timeout` seconds.
+func waitForFinish(_ procedures: Procedure..., timeout: TimeInterval = 10,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    for procedure in procedures {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !procedure.isFinished && Date() < deadline { usleep(1000) }
+        #expect(procedure.isFinished, "\(procedure.name ?? "") did not finish", sourceLocation: sourceLocation)
+    }
+}
+
+/// Waits until `queue` has no unfinished operation, failing the test after `timeout` seconds.
+func waitUntilIdle(_ queue: ProcedureQueue, timeout: TimeInterval = 30,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        queue.waitUntilAllOperationsAreFinished()
+        done.signal()
+    }
+    #expect(done.wait(timeout: .now() + timeout) == .success, "queue did not drain", sourceLocation: sourceLocation)
+}
+
+/// Polls `condition` until it holds or `timeout` seconds pass.
+func eventually(timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(1000)
+    }
+    return condition()
+}
+
+/// A unique name, so tests running in parallel never share a mutual-exclusion category.
+func uniqueCategory(_ function: String = #function) -> String {
+    "\(function)-\(UUID().uuidString)"
+}
