@@ -212,7 +212,7 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     private func spawnWorkers(_ count: Int) {
         for _ in 0..<count {
-            DispatchQueue.global().async { self.runWorker() }
+            WorkerThreads.shared.run { self.runWorker() }
         }
     }
 
