@@ -1,25 +1,117 @@
+import Dispatch
 import Foundation
 import ProcedureKit
-import Synchronization
 
-final class Probe: Sendable {
-    let counts = Mutex((current: 0, peak: 0))
-}
-
+/// Measures ProcedureKit's scheduler against Foundation's `OperationQueue` on the same shapes,
+/// in the same run: N independent no-op operations, a chain of N, and a fan-in of N into one.
+///
+/// Each figure covers building the operations, running them to completion with two at once,
+/// and releasing them. Usage: `ProcedureKitBenchmark [N ...]` (default 1000 10000 100000
+/// 1000000).
 @main
 struct Benchmark {
+    enum Shape: String, CaseIterable {
+        case flat = "independent"
+        case chain
+        case fanIn = "fan-in"
+    }
+
+    /// Foundation's OperationQueue schedules chains in super-linear time, crashes releasing a
+    /// 100k chain, and its `addDependency` scans the existing dependencies, so a fan-in is
+    /// quadratic: above these sizes it is not measured.
+    static let foundationLimits: [Shape: Int] = [.flat: 1_000_000, .chain: 20_000, .fanIn: 20_000]
+
     static func main() {
-        let probe = Probe()
-        let queue = ProcedureQueue(maxConcurrentOperationCount: 4)
-        let start = Date()
-        let ops = (0..<8).map { i in BlockProcedure {
-            probe.counts.withLock { $0.current += 1; $0.peak = max($0.peak, $0.current) }
-            print("start \(i) \(Date().timeIntervalSince(start)) \(Thread.current)")
-            usleep(50_000)
-            probe.counts.withLock { $0.current -= 1 }
-        } }
-        queue.addOperations(ops)
+        let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+        let counts = sizes.isEmpty ? [1_000, 10_000, 100_000, 1_000_000] : sizes
+        print(
+            "| shape | N | ProcedureKit | per procedure | Foundation OperationQueue | per operation |"
+        )
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        for shape in Shape.allCases {
+            for count in counts {
+                let ours = measure(count: count) { runProcedureKit(shape, count: count) }
+                var row =
+                    "| \(shape.rawValue) | \(count) | \(rate(count, ours)) | \(cost(count, ours)) |"
+                if count <= foundationLimits[shape]! {
+                    let theirs = measure(count: count) { runFoundation(shape, count: count) }
+                    row += " \(rate(count, theirs)) | \(cost(count, theirs)) |"
+                } else {
+                    row += " not run | |"
+                }
+                print(row)
+            }
+        }
+    }
+
+    /// The median time of a few runs of `body`; fewer runs for larger counts.
+    static func measure(count: Int, _ body: () -> Void) -> Double {
+        let runs = count <= 10_000 ? 15 : (count <= 100_000 ? 5 : 1)
+        body()  // warm up
+        var times: [Double] = []
+        for _ in 0..<runs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            body()
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        return times.sorted()[times.count / 2]
+    }
+
+    static func rate(_ count: Int, _ seconds: Double) -> String {
+        let perSecond = Double(count) / seconds
+        return perSecond >= 1e6
+            ? String(format: "%.2fM/s", perSecond / 1e6)
+            : String(format: "%.0fk/s", perSecond / 1e3)
+    }
+
+    static func cost(_ count: Int, _ seconds: Double) -> String {
+        String(format: "%.2f µs", seconds / Double(count) * 1e6)
+    }
+
+    static func runProcedureKit(_ shape: Shape, count: Int) {
+        let queue = ProcedureQueue(maxConcurrentOperationCount: 2)
+        var procedures: [Procedure] = []
+        procedures.reserveCapacity(count + 1)
+        for _ in 0..<count { procedures.append(NoOpProcedure()) }
+        switch shape {
+        case .flat:
+            break
+        case .chain:
+            for index in 1..<count { procedures[index].addDependency(procedures[index - 1]) }
+        case .fanIn:
+            let sink = NoOpProcedure()
+            for procedure in procedures { sink.addDependency(procedure) }
+            procedures.append(sink)
+        }
+        queue.addOperations(procedures)
         queue.waitUntilAllOperationsAreFinished()
-        print(probe.counts.withLock { $0.peak })
+        procedures.removeAll()
+    }
+
+    static func runFoundation(_ shape: Shape, count: Int) {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 2
+        var operations: [Operation] = []
+        operations.reserveCapacity(count + 1)
+        for _ in 0..<count { operations.append(BlockOperation {}) }
+        switch shape {
+        case .flat:
+            break
+        case .chain:
+            for index in 1..<count { operations[index].addDependency(operations[index - 1]) }
+        case .fanIn:
+            let sink = BlockOperation {}
+            for operation in operations { sink.addDependency(operation) }
+            operations.append(sink)
+        }
+        queue.addOperations(operations, waitUntilFinished: true)
+        operations.removeAll()
+    }
+}
+
+/// A procedure that finishes as soon as it executes.
+final class NoOpProcedure: Procedure, @unchecked Sendable {
+    override func execute() {
+        finish()
     }
 }

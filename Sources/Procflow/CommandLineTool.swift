@@ -32,7 +32,8 @@ public enum CommandLineTool {
             print(version)
             return 0
         case let argument?:
-            FileHandle.standardError.write(Data("error: unknown command '\(argument)'\n\n\(usage)\n".utf8))
+            FileHandle.standardError.write(
+                Data("error: unknown command '\(argument)'\n\n\(usage)\n".utf8))
             return 2
         }
     }

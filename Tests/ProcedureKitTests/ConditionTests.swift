@@ -23,7 +23,9 @@ final class FixedCondition: Condition, @unchecked Sendable {
 }
 
 /// Runs `procedure` with `condition` attached and waits for it.
-private func run(_ condition: Condition, on procedure: TestProcedure = TestProcedure()) -> TestProcedure {
+private func run(_ condition: Condition, on procedure: TestProcedure = TestProcedure())
+    -> TestProcedure
+{
     procedure.addCondition(condition)
     ProcedureQueue().addOperation(procedure)
     waitForFinish(procedure)
@@ -60,10 +62,11 @@ struct ConditionTests {
         let dependency = TestProcedure(name: "dependency", events: events)
         let procedure = TestProcedure(name: "procedure", events: events)
         procedure.addDependency(dependency)
-        procedure.addCondition(BlockCondition {
-            events.append("evaluate")
-            return true
-        })
+        procedure.addCondition(
+            BlockCondition {
+                events.append("evaluate")
+                return true
+            })
         let queue = ProcedureQueue()
         queue.addOperations(procedure, dependency)
         waitUntilIdle(queue)
@@ -85,7 +88,10 @@ struct ConditionTests {
         let queue = ProcedureQueue()
         queue.addOperations(procedure, dependency)
         waitUntilIdle(queue)
-        #expect(events.all == ["execute dependency", "execute produced", "evaluate", "execute procedure"])
+        #expect(
+            events.all == [
+                "execute dependency", "execute produced", "evaluate", "execute procedure",
+            ])
         #expect(!procedure.dependencies.contains(produced))
     }
 
@@ -135,7 +141,8 @@ struct ConditionTests {
         cancelled.cancel()
         let procedure = TestProcedure()
         procedure.addDependency(cancelled)
-        procedure.addCondition(NoFailedDependenciesCondition(ignoreCancellations: ignoreCancellations))
+        procedure.addCondition(
+            NoFailedDependenciesCondition(ignoreCancellations: ignoreCancellations))
         let queue = ProcedureQueue()
         queue.addOperations(cancelled, procedure)
         waitUntilIdle(queue)
@@ -165,7 +172,9 @@ struct ConditionTests {
         (.success(false), "true"),
         (.failure(TestError()), "failure"),
     ])
-    func negatedConditionInvertsTrueAndFalseAndKeepsFailures(inner: ConditionResult, expected: String) {
+    func negatedConditionInvertsTrueAndFalseAndKeepsFailures(
+        inner: ConditionResult, expected: String
+    ) {
         let negated = NegatedCondition(FixedCondition(inner))
         #expect(describe(evaluate(negated)) == expected)
         #expect(describe(evaluate(!FixedCondition(inner))) == expected)
@@ -232,7 +241,9 @@ struct ConditionTests {
 
     @Test func theBaseConditionFailsWithAProgrammingError() {
         let result = evaluate(Condition())
-        #expect((result.error as? ProcedureKitError)?.context == .programmingError("Condition does not override evaluate(procedure:completion:)"))
+        #expect(
+            (result.error as? ProcedureKitError)?.context
+                == .programmingError("Condition does not override evaluate(procedure:completion:)"))
     }
 }
 

@@ -1,18 +1,19 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ProcedureKit
 
 /// Tracks which procedures hold a category, failing if two ever do at once.
 final class CategoryProbe: Sendable {
-    private let state = Mutex((holders: 0, violations: 0))
+    private let state = Locked((holders: 0, violations: 0))
     let order = Recorder<String>()
 
     var violations: Int { state.withLock { $0.violations } }
 
-    func procedure(_ name: String, category: String, holdingFor microseconds: UInt32 = 1000) -> Procedure {
+    func procedure(_ name: String, category: String, holdingFor microseconds: UInt32 = 1000)
+        -> Procedure
+    {
         let procedure = BlockProcedure { [self] in
             state.withLock {
                 $0.holders += 1
@@ -56,16 +57,20 @@ struct MutualExclusionTests {
     }
 
     @Test func differentCategoriesRunSideBySide() {
-        let probe = ConcurrencyProbe()
         let queue = ProcedureQueue()
-        let procedures = (0..<2).map { index -> Procedure in
-            let procedure = probe.procedure(holdingFor: 100_000)
-            procedure.addCondition(MutuallyExclusive<Procedure>(category: uniqueCategory() + "\(index)"))
+        let procedures = (0..<2).map { index -> GatedProcedure in
+            let procedure = GatedProcedure()
+            procedure.addCondition(
+                MutuallyExclusive<Procedure>(category: uniqueCategory() + "\(index)"))
             return procedure
         }
         queue.addOperations(procedures)
+        // Both start before either is released: they hold their categories at the same time.
+        for procedure in procedures {
+            #expect(procedure.started.wait(timeout: .now() + 10) == .success)
+        }
+        for procedure in procedures { procedure.release() }
         waitUntilIdle(queue)
-        #expect(probe.peak == 2)
     }
 
     @Test func theTypeIsTheDefaultCategory() {
@@ -73,7 +78,10 @@ struct MutualExclusionTests {
         struct Sound {}
         #expect(MutuallyExclusive<Alert>().category == MutuallyExclusive<Alert>().category)
         #expect(MutuallyExclusive<Alert>().category != MutuallyExclusive<Sound>().category)
-        #expect(MutuallyExclusive<Alert>().mutuallyExclusiveCategories == [MutuallyExclusive<Alert>().category])
+        #expect(
+            MutuallyExclusive<Alert>().mutuallyExclusiveCategories == [
+                MutuallyExclusive<Alert>().category
+            ])
     }
 
     @Test func overlappingCategorySetsDoNotDeadlock() {

@@ -47,7 +47,8 @@ struct ProcedureLifecycleTests {
         (.finished, .pending, false),
         (.finishing, .executing, false),
     ])
-    func stateMachineAllowsOnlyForwardSteps(from: ProcedureState, to: ProcedureState, allowed: Bool) {
+    func stateMachineAllowsOnlyForwardSteps(from: ProcedureState, to: ProcedureState, allowed: Bool)
+    {
         #expect(from.canTransition(to: to) == allowed)
     }
 

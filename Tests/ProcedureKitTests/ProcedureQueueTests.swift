@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ProcedureKit
@@ -8,7 +7,7 @@ import Testing
 /// A Foundation asynchronous operation written the corelibs way: it overrides the state
 /// properties and reports changes with didChangeValue(forKey:).
 final class AsyncOperation: Operation, @unchecked Sendable {
-    private let state = Mutex((executing: false, finished: false))
+    private let state = Locked((executing: false, finished: false))
     let events: Recorder<String>
     let label: String
 
@@ -36,17 +35,21 @@ final class AsyncOperation: Operation, @unchecked Sendable {
 
 /// Counts how many of its procedures execute at once, and the most it saw.
 final class ConcurrencyProbe: Sendable {
-    private let counts = Mutex((current: 0, peak: 0))
+    private let counts = Locked((current: 0, peak: 0))
 
     var peak: Int { counts.withLock { $0.peak } }
 
-    func procedure(holdingFor microseconds: UInt32) -> Procedure {
+    /// A procedure that, once executing, stays until `target` procedures have been seen
+    /// executing at once (or 5 s pass), then a little longer, so a queue that allows `target`
+    /// reaches it and one that allows more exceeds it.
+    func procedure(stayingUntilPeak target: Int) -> Procedure {
         BlockProcedure { [self] in
             counts.withLock {
                 $0.current += 1
                 $0.peak = max($0.peak, $0.current)
             }
-            usleep(microseconds)
+            _ = eventually(timeout: 5) { peak >= target }
+            usleep(5000)
             counts.withLock { $0.current -= 1 }
         }
     }
@@ -55,21 +58,15 @@ final class ConcurrencyProbe: Sendable {
 @Suite("ProcedureQueue")
 struct ProcedureQueueTests {
 
-    @Test(arguments: [1, 2, 3])
-    func neverExecutesMoreThanTheMaximumAtOnce(limit: Int) {
+    @Test(arguments: [1, 2, 3, 8])
+    func executesUpToTheMaximumAtOnceAndNoMore(limit: Int) {
+        // The procedures block their threads, so this also shows that a blocking execute()
+        // does not hold back the others the limit allows.
         let queue = ProcedureQueue(maxConcurrentOperationCount: limit)
         let probe = ConcurrencyProbe()
-        queue.addOperations((0..<24).map { _ in probe.procedure(holdingFor: 2000) })
-        waitUntilIdle(queue)
+        queue.addOperations((0..<(limit * 4)).map { _ in probe.procedure(stayingUntilPeak: limit) })
+        waitUntilIdle(queue, timeout: 120)
         #expect(probe.peak == limit)
-    }
-
-    @Test func blockingProceduresRunSideBySideUpToTheLimit() {
-        let queue = ProcedureQueue(maxConcurrentOperationCount: 4)
-        let probe = ConcurrencyProbe()
-        queue.addOperations((0..<8).map { _ in probe.procedure(holdingFor: 50_000) })
-        waitUntilIdle(queue)
-        #expect(probe.peak == 4)
     }
 
     @Test func aSuspendedQueueStartsNothingUntilResumed() {

@@ -18,7 +18,9 @@ public final class AndCondition: Condition, @unchecked Sendable {
         procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
         evaluateAll(conditions, procedure: procedure) { results in
-            if let failure = results.first(where: { $0.error != nil }) { return completion(failure) }
+            if let failure = results.first(where: { $0.error != nil }) {
+                return completion(failure)
+            }
             completion(.success(results.allSatisfy { $0.value == true }))
         }
     }
@@ -45,7 +47,9 @@ public final class OrCondition: Condition, @unchecked Sendable {
     ) {
         evaluateAll(conditions, procedure: procedure) { results in
             if results.contains(where: { $0.value == true }) { return completion(.success(true)) }
-            if let failure = results.first(where: { $0.error != nil }) { return completion(failure) }
+            if let failure = results.first(where: { $0.error != nil }) {
+                return completion(failure)
+            }
             completion(.success(false))
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The result of evaluating a condition: `.success(true)` lets the procedure run,
 /// `.success(false)` skips it (cancelled without an error), `.failure(error)` cancels it with a
@@ -15,7 +14,7 @@ public typealias ConditionResult = ProcedureResult<Bool>
 ///
 /// Configure a condition before attaching it to a procedure.
 open class Condition: @unchecked Sendable {
-    // @unchecked Sendable: the mutable configuration lives in `configuration`, a Mutex.
+    // @unchecked Sendable: the mutable configuration lives in `configuration`, a `Locked` mutex.
 
     private struct Configuration {
         var name: String?
@@ -24,7 +23,7 @@ open class Condition: @unchecked Sendable {
         var mutuallyExclusiveCategories: Set<String> = []
     }
 
-    private let configuration = Mutex(Configuration())
+    private let configuration = Locked(Configuration())
 
     public init() {}
 
@@ -78,7 +77,9 @@ open class Condition: @unchecked Sendable {
     /// Makes the procedure this condition is attached to mutually exclusive with every other
     /// procedure in `mutuallyExclusiveCategory`.
     public final func addToAttachedProcedure(mutuallyExclusiveCategory: String) {
-        configuration.withLock { _ = $0.mutuallyExclusiveCategories.insert(mutuallyExclusiveCategory) }
+        configuration.withLock {
+            _ = $0.mutuallyExclusiveCategories.insert(mutuallyExclusiveCategory)
+        }
     }
 
     /// Decides whether `procedure` may execute, calling `completion` exactly once, from any

@@ -1,11 +1,9 @@
-import Synchronization
-
 /// Collects the results of several conditions as they arrive, from any thread, in any order.
 final class ConditionResults: Sendable {
-    private let state: Mutex<(results: [ConditionResult?], remaining: Int)>
+    private let state: Locked<(results: [ConditionResult?], remaining: Int)>
 
     init(count: Int) {
-        state = Mutex((Array(repeating: nil, count: count), count))
+        state = Locked((Array(repeating: nil, count: count), count))
     }
 
     /// Records one result; returns all of them, in condition order, once the last arrives.

@@ -18,7 +18,7 @@ import Synchronization
 /// `execute()` and every callback of one procedure (observers, the `procedure…` hooks, condition
 /// evaluation) run one at a time, never concurrently with each other.
 open class Procedure: Operation, @unchecked Sendable {
-    // @unchecked Sendable: every mutable stored property is inside `protected` (a Mutex) or is
+    // @unchecked Sendable: every mutable stored property is inside `protected` (a `Locked` mutex) or is
     // the Atomic `unresolvedDependencies`. Subclasses own the safety of what they add.
 
     enum Event: Sendable {
@@ -55,7 +55,7 @@ open class Procedure: Operation, @unchecked Sendable {
         }
     }
 
-    let protected = Mutex(Protected())
+    let protected = Locked(Protected())
     private let unresolvedDependencies = Atomic<Int>(0)
 
     public override init() {
@@ -306,7 +306,9 @@ open class Procedure: Operation, @unchecked Sendable {
         }
         guard let queue else {
             throw ProcedureKitError.programmingError(
-                reason: "\(name ?? "a procedure") can only produce operations while it is in a queue and not finishing")
+                reason:
+                    "\(name ?? "a procedure") can only produce operations while it is in a queue and not finishing"
+            )
         }
         post(
             .work { [self] in
@@ -452,7 +454,8 @@ open class Procedure: Operation, @unchecked Sendable {
         let snapshot = protected.withLock { protected in
             precondition(
                 protected.state == .initialized,
-                "\(protected.name ?? String(describing: type(of: self))) was added to a queue twice.")
+                "\(protected.name ?? String(describing: type(of: self))) was added to a queue twice."
+            )
             protected.transition(to: .pending)
             protected.queue = queue
             if protected.isCancelled { protected.isFinishRequested = true }

@@ -97,8 +97,10 @@ public struct ProcedureKitError: Error, CustomStringConvertible {
         case .dependencyFinishedWithError: sentence = "The dependency finished with an error"
         case .dependencyCancelledWithError: sentence = "The dependency was cancelled"
         case .parentCancelledWithError: sentence = "The parent group was cancelled"
-        case .requirementNotSatisfied: sentence = "A requirement was not satisfied: no input was available"
-        case .timedOut(let interval): sentence = "The procedure timed out after \(Self.format(seconds: interval))"
+        case .requirementNotSatisfied:
+            sentence = "A requirement was not satisfied: no input was available"
+        case .timedOut(let interval):
+            sentence = "The procedure timed out after \(Self.format(seconds: interval))"
         case .programmingError(let reason): sentence = "Programming error: \(reason)"
         case .unknown: sentence = "An unknown error occurred"
         }

@@ -55,4 +55,3 @@ public enum ProcedureResult<T> {
 }
 
 extension ProcedureResult: Sendable where T: Sendable {}
-

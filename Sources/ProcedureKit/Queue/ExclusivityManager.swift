@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Grants mutual-exclusion categories to procedures, one holder per category, first come first
 /// served, across every queue in the process.
 ///
@@ -20,7 +18,7 @@ final class ExclusivityManager: Sendable {
         var missing: [ObjectIdentifier: Int] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Asks for `categories` on behalf of `procedure`.
     ///

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Calls back once when a plain Foundation `Operation` finishes.
 ///
@@ -11,9 +10,9 @@ import Synchronization
 /// The watched operation keeps an unretained pointer to the watcher until it finishes, so the
 /// watcher keeps itself alive until then.
 final class OperationFinishWatcher: Operation, @unchecked Sendable {
-    // @unchecked Sendable: `pending` is the only mutable state and a Mutex guards it.
-    private let pending: Mutex<(@Sendable () -> Void)?>
-    private let keepAlive = Mutex<Unmanaged<OperationFinishWatcher>?>(nil)
+    // @unchecked Sendable: `pending` is the only mutable state and a `Locked` mutex guards it.
+    private let pending: Locked<(@Sendable () -> Void)?>
+    private let keepAlive = Locked<Unmanaged<OperationFinishWatcher>?>(nil)
 
     /// Calls `onFinish` once `operation` has finished (at once if it already has).
     @discardableResult
@@ -24,7 +23,7 @@ final class OperationFinishWatcher: Operation, @unchecked Sendable {
     }
 
     private init(_ operation: Operation, onFinish: @escaping @Sendable () -> Void) {
-        pending = Mutex(onFinish)
+        pending = Locked(onFinish)
         super.init()
         keepAlive.withLock { $0 = Unmanaged.passRetained(self) }
         super.addDependency(operation)

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Runs procedures and plain Foundation operations, honouring their dependencies, conditions
 /// and mutual exclusion, at most ``maxConcurrentOperationCount`` at a time.
@@ -10,7 +9,7 @@ import Synchronization
 /// the size of the graph. Operations become ready in any order; ready ones start in the order
 /// they became ready.
 public final class ProcedureQueue: @unchecked Sendable {
-    // @unchecked Sendable: all mutable state is inside `state`, a Mutex.
+    // @unchecked Sendable: all mutable state is inside `state`, a `Locked` mutex.
 
     /// An operation whose dependencies, conditions and exclusivity are satisfied.
     enum ReadyItem {
@@ -37,7 +36,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// run asynchronously do not hold a worker, so this limits threads, not concurrency.
     static let unlimitedWorkerCount = 64
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a queue.
     ///

@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -5,8 +8,6 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Foundation
-import Synchronization
 
 /// A plain Foundation `Operation` (not a ``Procedure``) added to a ``ProcedureQueue``: waits
 /// for its dependencies, then starts it and reports when it finishes.

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// The threads that run queue workers: reused while work keeps coming, created when none is
 /// idle, and retired after a while without work.
@@ -16,10 +15,10 @@ final class WorkerThreads: Sendable {
 
     private final class Worker: Sendable {
         let wake = DispatchSemaphore(value: 0)
-        let job = Mutex<(@Sendable () -> Void)?>(nil)
+        let job = Locked<(@Sendable () -> Void)?>(nil)
     }
 
-    private let idle = Mutex<[Worker]>([])
+    private let idle = Locked<[Worker]>([])
 
     /// Runs `job` on an idle thread, or on a new one if none is idle.
     func run(_ job: @escaping @Sendable () -> Void) {
@@ -39,7 +38,9 @@ final class WorkerThreads: Sendable {
             idle.withLock { $0.append(worker) }
             if worker.wake.wait(timeout: .now() + Self.idleTimeout) == .timedOut {
                 let retired = idle.withLock { idle in
-                    guard let index = idle.firstIndex(where: { $0 === worker }) else { return false }
+                    guard let index = idle.firstIndex(where: { $0 === worker }) else {
+                        return false
+                    }
                     idle.remove(at: index)
                     return true
                 }

@@ -12,7 +12,7 @@ struct TestError: Error, Equatable {
 
 /// A thread-safe list that tests append to from any thread.
 final class Recorder<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = Locked<[Element]>([])
 
     func append(_ element: Element) {
         items.withLock { $0.append(element) }
@@ -68,18 +68,22 @@ final class GatedProcedure: Procedure, @unchecked Sendable {
 }
 
 /// Waits until `procedure` has finished, failing the test after `timeout` seconds.
-func waitForFinish(_ procedures: Procedure..., timeout: TimeInterval = 10,
+func waitForFinish(
+    _ procedures: Procedure..., timeout: TimeInterval = 10,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     for procedure in procedures {
         let deadline = Date().addingTimeInterval(timeout)
         while !procedure.isFinished && Date() < deadline { usleep(1000) }
-        #expect(procedure.isFinished, "\(procedure.name ?? "") did not finish", sourceLocation: sourceLocation)
+        #expect(
+            procedure.isFinished, "\(procedure.name ?? "") did not finish",
+            sourceLocation: sourceLocation)
     }
 }
 
 /// Waits until `queue` has no unfinished operation, failing the test after `timeout` seconds.
-func waitUntilIdle(_ queue: ProcedureQueue, timeout: TimeInterval = 30,
+func waitUntilIdle(
+    _ queue: ProcedureQueue, timeout: TimeInterval = 30,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let done = DispatchSemaphore(value: 0)
@@ -87,7 +91,9 @@ func waitUntilIdle(_ queue: ProcedureQueue, timeout: TimeInterval = 30,
         queue.waitUntilAllOperationsAreFinished()
         done.signal()
     }
-    #expect(done.wait(timeout: .now() + timeout) == .success, "queue did not drain", sourceLocation: sourceLocation)
+    #expect(
+        done.wait(timeout: .now() + timeout) == .success, "queue did not drain",
+        sourceLocation: sourceLocation)
 }
 
 /// Polls `condition` until it holds or `timeout` seconds pass.
