@@ -264,3 +264,42 @@ final class GatedFinish: Procedure, @unchecked Sendable {
         gate.signal()
     }
 }
+
+@Suite("Seed spellings")
+struct SeedSpellingTests {
+
+    @Test func theOlderSpellingsStillWork() {
+        let events = Recorder<String>()
+        let first = TestProcedure(name: "first", events: events)
+        let second = TestProcedure(name: "second", events: events)
+        second.add(dependency: first)
+        second.add(condition: TrueCondition())
+        second.add(observer: RecordingObserver(label: "A", events: events))
+        #expect(second.observers.count == 1)
+        let third = TestProcedure(name: "third", events: events)
+        third.add(dependencies: [second])
+        let queue = ProcedureQueue()
+        queue.add(operations: first, second, third)
+        waitUntilIdle(queue)
+        #expect(second.dependencies == [first])
+        #expect(second.conditions.count == 1)
+        // Observers are let go once the procedure finishes, so they cannot keep it alive.
+        #expect(second.observers.isEmpty)
+        #expect(
+            events.all.filter { $0.hasPrefix("execute") } == [
+                "execute first", "execute second", "execute third",
+            ])
+    }
+
+    @Test func statusFollowsTheProcedure() {
+        let procedure = GatedProcedure()
+        #expect(procedure.status == .pending)
+        ProcedureQueue().addOperation(procedure)
+        procedure.started.wait()
+        #expect(procedure.status == .executing)
+        #expect(procedure.isExecuting)
+        procedure.release()
+        waitForFinish(procedure)
+        #expect(procedure.status == .finished)
+    }
+}

@@ -163,7 +163,8 @@ open class Procedure: Operation, @unchecked Sendable {
         protected.withLock { $0.conditions }
     }
 
-    /// The observers attached to the procedure, in the order they were added.
+    /// The observers attached to the procedure, in the order they were added. Emptied once the
+    /// procedure has finished, so that observers that capture it do not keep it alive.
     public final var observers: [any ProcedureObserver] {
         protected.withLock { $0.observers }
     }
