@@ -119,3 +119,70 @@ struct StressTests {
         #expect(executed > count / 2)
     }
 }
+
+@Suite("Group stress")
+struct GroupStressTests {
+
+    @Test func thousandGroupsOfInjectionChainsWithRandomCancellations() {
+        let groupCount = 1_000
+        let chainLength = 100
+        var random = SeededGenerator(state: 31_337)
+        let queue = ProcedureQueue()
+        var sources: [Procedure] = []
+        var groups: [BoundGroup<Int, Int>] = []
+        let finishCounts = Locked([Int](repeating: 0, count: groupCount))
+        var tampered = Set<Int>()
+        var toCancel: [Procedure] = []
+        for index in 0..<groupCount {
+            let source = ResultProcedure { index }
+            var chain: [TransformProcedure<Int, Int>] = []
+            for position in 0..<chainLength {
+                let stage = TransformProcedure<Int, Int> { $0 + 1 }
+                if position > 0 { stage.injectResult(from: chain[position - 1]) }
+                chain.append(stage)
+            }
+            let group = BoundGroup<Int, Int>(operations: chain)
+            group.bind(to: chain[0])
+            group.bind(from: chain[chainLength - 1])
+            group.injectResult(from: source)
+            group.addDidFinishBlockObserver { _, _ in finishCounts.withLock { $0[index] += 1 } }
+            switch Int.random(in: 0..<100, using: &random) {
+            case 0..<10:
+                toCancel.append(group)
+                tampered.insert(index)
+            case 10..<15:
+                toCancel.append(chain[Int.random(in: 0..<chainLength, using: &random)])
+                tampered.insert(index)
+            default:
+                break
+            }
+            sources.append(source)
+            groups.append(group)
+        }
+        DispatchQueue.global().async { [toCancel] in
+            for procedure in toCancel.shuffled() {
+                procedure.cancel()
+                usleep(50)
+            }
+        }
+        for index in 0..<groupCount { queue.addOperations(sources[index], groups[index]) }
+        waitUntilIdle(queue, timeout: 300)
+
+        let counts = finishCounts.withLock { $0 }
+        #expect(counts.allSatisfy { $0 == 1 })
+        var wrong: [String] = []
+        for (index, group) in groups.enumerated() {
+            let value = group.output.value?.value
+            if group.status == .finished {
+                if value != index + chainLength {
+                    wrong.append("\(index): output \(String(describing: value))")
+                }
+            } else if !tampered.contains(index) {
+                wrong.append("\(index): \(group.status), \(String(describing: group.error))")
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+        let succeeded = groups.filter { $0.status == .finished }.count
+        #expect(succeeded >= groupCount - tampered.count)
+    }
+}

@@ -46,6 +46,12 @@ open class Procedure: Operation, @unchecked Sendable {
         var exclusivityCategories: [String] = []
         var isHandlingEvents = false
         var events: [Event] = []
+        /// Called each time an input is injected (see `bind(to:)`).
+        var inputInjectionObservers: [@Sendable () -> Void] = []
+        /// The group this procedure is a child of hears it is about to finish before its
+        /// observers do, so that the group sees the cause of a failure before its
+        /// consequences (dependents that observers cancel).
+        var parentWillFinish: (@Sendable (Procedure, (any Error)?) -> Void)?
 
         mutating func transition(to next: ProcedureState) {
             precondition(
@@ -63,22 +69,32 @@ open class Procedure: Operation, @unchecked Sendable {
     }
 
     deinit {
-        // Releasing a long chain would otherwise recurse once per link (each procedure holds
-        // its dependencies), so unlink uniquely held dependencies iteratively.
-        var stack = protected.withLock { protected in
-            defer { protected.dependencies = [] }
-            return protected.dependencies
-        }
+        Self.releaseIteratively(takeDependencies())
+    }
+
+    /// Releases `operations` without recursing through what they keep alive.
+    ///
+    /// Releasing a long chain would otherwise recurse once per link (each procedure holds its
+    /// dependencies, each group its children), so what uniquely held operations own is taken
+    /// from them and released here, in a loop.
+    static func releaseIteratively(_ operations: consuming [Operation]) {
+        // Consumed, not copied: a second reference to the array would make every element
+        // look shared, and the caller's copy would then release them recursively.
+        var stack = consume operations
         while !stack.isEmpty {
             var operation = stack.removeLast()
             if isKnownUniquelyReferenced(&operation), let procedure = operation as? Procedure {
-                stack.append(contentsOf: procedure.takeDependenciesForRelease())
+                stack.append(contentsOf: procedure.takeOwnedOperations())
             }
         }
     }
 
-    /// Hands over the dependencies so that a deinit can release them without recursing.
-    func takeDependenciesForRelease() -> [Operation] {
+    /// Hands over the operations this procedure keeps alive, for ``releaseIteratively(_:)``.
+    func takeOwnedOperations() -> [Operation] {
+        takeDependencies()
+    }
+
+    final func takeDependencies() -> [Operation] {
         protected.withLock { protected in
             defer { protected.dependencies = [] }
             return protected.dependencies
@@ -172,6 +188,27 @@ open class Procedure: Operation, @unchecked Sendable {
     /// The queue the procedure was added to, until it finishes.
     final var queue: ProcedureQueue? {
         protected.withLock { $0.queue }
+    }
+
+    /// The groups this procedure runs in, innermost first.
+    final var ancestorGroups: [GroupProcedure] {
+        var groups: [GroupProcedure] = []
+        var next = queue?.owner
+        while let group = next {
+            groups.append(group)
+            next = group.queue?.owner
+        }
+        return groups
+    }
+
+    /// Runs `observer` each time an input is injected into this procedure.
+    final func addInputInjectionObserver(_ observer: @escaping @Sendable () -> Void) {
+        protected.withLock { $0.inputInjectionObservers.append(observer) }
+    }
+
+    /// Tells the input injection observers that an input was injected.
+    final func didInjectInput() {
+        for observer in protected.withLock({ $0.inputInjectionObservers }) { observer() }
     }
 
     // MARK: - Dependencies
@@ -415,12 +452,14 @@ open class Procedure: Operation, @unchecked Sendable {
         guard case .some(let error) = begun else { return }
 
         procedureWillFinish(with: error)
+        protected.withLock { $0.parentWillFinish }?(self, error)
         for observer in observers { observer.will(finish: self, with: error) }
 
         let finished = protected.withLock { protected in
             protected.transition(to: .finished)
             defer {
                 protected.observers = []
+                protected.parentWillFinish = nil
                 protected.waiters = []
                 protected.queue = nil
             }
@@ -437,7 +476,7 @@ open class Procedure: Operation, @unchecked Sendable {
         didChangeValue(forKey: "isFinished")
         if finished.isExclusive { ExclusivityManager.shared.release(self) }
         for waiter in finished.waiters { waiter.dependencyDidFinish() }
-        finished.queue?.operationDidFinish(releasingSlot: finished.releasesSlot)
+        finished.queue?.operationDidFinish(self, releasingSlot: finished.releasesSlot)
     }
 
     // MARK: - Scheduling (driven by ProcedureQueue)

@@ -24,11 +24,18 @@ final class ExclusivityManager: Sendable {
     ///
     /// - Returns: true if the procedure holds them all now; otherwise
     ///   ``Procedure/exclusivityGranted(markReady:)`` is called once it does.
+    ///
+    /// A category held by a group the procedure runs in is granted at once without changing
+    /// hands: the group's exclusive turn covers its children.
     func request(_ procedure: Procedure, categories: [String]) -> Bool {
-        state.withLock { state in
+        let ancestors = Set(procedure.ancestorGroups.map(ObjectIdentifier.init))
+        return state.withLock { state in
             var missing = 0
             for name in categories {
                 var category = state.categories[name, default: Category()]
+                if let holder = category.holder, ancestors.contains(ObjectIdentifier(holder)) {
+                    continue
+                }
                 if category.holder == nil, category.waiting.isEmpty {
                     category.holder = procedure
                 } else {

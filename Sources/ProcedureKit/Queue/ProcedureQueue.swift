@@ -30,6 +30,8 @@ public final class ProcedureQueue: @unchecked Sendable {
         var maxConcurrentOperationCount = OperationQueue.defaultMaxConcurrentOperationCount
         var name: String?
         var idleWaiters: [DispatchSemaphore] = []
+        /// The group whose children this queue runs, if any.
+        weak var owner: GroupProcedure?
     }
 
     /// The most worker threads an unlimited queue uses to start operations. Operations that
@@ -87,6 +89,12 @@ public final class ProcedureQueue: @unchecked Sendable {
         }
     }
 
+    /// The group whose children this queue runs, if any.
+    var owner: GroupProcedure? {
+        get { state.withLock { $0.owner } }
+        set { state.withLock { $0.owner = newValue } }
+    }
+
     /// How many operations have been added and have not finished.
     public var operationCount: Int {
         state.withLock { $0.unfinished }
@@ -106,8 +114,21 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     /// Adds `operations`, optionally waiting until all of them have finished.
     public func addOperations(_ operations: [Operation], waitUntilFinished: Bool = false) {
+        add(operations, fromOwner: false)
+        if waitUntilFinished {
+            for operation in operations { operation.waitUntilFinished() }
+        }
+    }
+
+    /// Adds `operations`; unless they come from the owning group itself, the group is told first
+    /// so that it counts them among its children.
+    func add(_ operations: [Operation], fromOwner: Bool) {
         guard !operations.isEmpty else { return }
-        state.withLock { $0.unfinished += operations.count }
+        let owner = state.withLock { state in
+            state.unfinished += operations.count
+            return state.owner
+        }
+        if !fromOwner { owner?.queueWillAdd(operations) }
         var ready: [ReadyItem] = []
         for operation in operations {
             if let procedure = operation as? Procedure {
@@ -118,9 +139,6 @@ public final class ProcedureQueue: @unchecked Sendable {
             }
         }
         enqueueReady(ready)
-        if waitUntilFinished {
-            for operation in operations { operation.waitUntilFinished() }
-        }
     }
 
     /// Adds each of `operations`.
@@ -170,19 +188,20 @@ public final class ProcedureQueue: @unchecked Sendable {
         spawnWorkers(spawn)
     }
 
-    /// Called when an operation that was added to this queue has finished.
+    /// Called when `operation`, which was added to this queue, has finished.
     ///
     /// - Parameter releasingSlot: whether it had been started, and so held a slot.
-    func operationDidFinish(releasingSlot: Bool) {
-        let (spawn, waiters) = state.withLock { state in
+    func operationDidFinish(_ operation: Operation, releasingSlot: Bool) {
+        let (spawn, waiters, owner) = state.withLock { state in
             if releasingSlot { state.executing -= 1 }
             state.unfinished -= 1
             var waiters: [DispatchSemaphore] = []
             if state.unfinished == 0 { swap(&waiters, &state.idleWaiters) }
-            return (Self.workersToSpawn(&state), waiters)
+            return (Self.workersToSpawn(&state), waiters, state.owner)
         }
         for waiter in waiters { waiter.signal() }
         spawnWorkers(spawn)
+        owner?.childDidFinish(operation)
     }
 
     /// Gives back a slot taken for an operation that turned out to need none.

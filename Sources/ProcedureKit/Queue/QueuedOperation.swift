@@ -67,6 +67,6 @@ final class QueuedOperation: DependencyWaiter, Sendable {
     }
 
     private func finished() {
-        queue.operationDidFinish(releasingSlot: true)
+        queue.operationDidFinish(operation, releasingSlot: true)
     }
 }
