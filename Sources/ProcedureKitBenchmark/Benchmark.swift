@@ -4,10 +4,12 @@ import ProcedureKit
 
 /// Measures ProcedureKit's scheduler against Foundation's `OperationQueue` on the same shapes,
 /// in the same run: N independent no-op operations, a chain of N, and a fan-in of N into one.
+/// Then groups and result injection: a group of N children, a chain of N injecting
+/// `TransformProcedure`s, and groups nested 10,000 deep.
 ///
-/// Each figure covers building the operations, running them to completion with two at once,
-/// and releasing them. Usage: `ProcedureKitBenchmark [N ...]` (default 1000 10000 100000
-/// 1000000).
+/// Each figure covers building the operations, running them to completion (two at once in the
+/// first table) and releasing them. Usage: `ProcedureKitBenchmark [N ...]` (default 1000 10000
+/// 100000 1000000; the group table stops at 100000).
 @main
 struct Benchmark {
     enum Shape: String, CaseIterable {
@@ -42,6 +44,20 @@ struct Benchmark {
                 print(row)
             }
         }
+        print()
+        print("| shape | N | ProcedureKit | per item |")
+        print("| --- | ---: | ---: | ---: |")
+        for count in counts where count <= 100_000 {
+            let group = measure(count: count) { runGroup(children: count) }
+            print("| group children | \(count) | \(rate(count, group)) | \(cost(count, group)) |")
+        }
+        for count in counts where count <= 100_000 {
+            let chain = measure(count: count) { runInjectionChain(count: count) }
+            print("| injection chain | \(count) | \(rate(count, chain)) | \(cost(count, chain)) |")
+        }
+        let depth = 10_000
+        let nested = measure(count: 100_000) { runNestedGroups(depth: depth) }
+        print("| nested groups | \(depth) deep | \(rate(depth, nested)) | \(cost(depth, nested)) |")
     }
 
     /// The median time of a few runs of `body`; fewer runs for larger counts.
@@ -106,6 +122,40 @@ struct Benchmark {
         }
         queue.addOperations(operations, waitUntilFinished: true)
         operations.removeAll()
+    }
+}
+
+extension Benchmark {
+    static func runGroup(children count: Int) {
+        let queue = ProcedureQueue()
+        let group = GroupProcedure(operations: (0..<count).map { _ in NoOpProcedure() })
+        queue.addOperation(group)
+        queue.waitUntilAllOperationsAreFinished()
+    }
+
+    static func runInjectionChain(count: Int) {
+        let queue = ProcedureQueue(maxConcurrentOperationCount: 2)
+        let source = ResultProcedure { 0 }
+        var procedures: [Procedure] = [source]
+        procedures.reserveCapacity(count + 1)
+        var previous = TransformProcedure<Int, Int> { $0 + 1 }.injectResult(from: source)
+        procedures.append(previous)
+        for _ in 1..<count {
+            let next = TransformProcedure<Int, Int> { $0 + 1 }.injectResult(from: previous)
+            procedures.append(next)
+            previous = next
+        }
+        queue.addOperations(procedures)
+        queue.waitUntilAllOperationsAreFinished()
+        precondition(previous.output.value?.value == count, "the chain computed a wrong value")
+    }
+
+    static func runNestedGroups(depth: Int) {
+        let queue = ProcedureQueue()
+        var group = GroupProcedure(operations: [NoOpProcedure()])
+        for _ in 1..<depth { group = GroupProcedure(operations: [group]) }
+        queue.addOperation(group)
+        queue.waitUntilAllOperationsAreFinished()
     }
 }
 

@@ -31,7 +31,7 @@ struct ConcurrencyBridgeTests {
     @Test func cancellingTheTaskCancelsTheProcedure() async {
         let procedure = DelayProcedure(by: 60)
         let task = Task { try await ProcedureQueue().run(procedure) }
-        #expect(eventually { procedure.isExecuting })
+        #expect(await eventually(timeout: 60) { procedure.isExecuting })
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(procedure.isCancelled)

@@ -45,7 +45,7 @@ open class Procedure: Operation, @unchecked Sendable {
         var holdsQueueSlot = false
         var exclusivityCategories: [String] = []
         var isHandlingEvents = false
-        var events: [Event] = []
+        var events = RingBuffer<Event>()
         /// Called each time an input is injected (see `bind(to:)`).
         var inputInjectionObservers: [@Sendable () -> Void] = []
         /// The group this procedure is a child of hears it is about to finish before its
@@ -384,11 +384,11 @@ open class Procedure: Operation, @unchecked Sendable {
         while let event = next {
             handle(event)
             next = protected.withLock { protected in
-                if protected.events.isEmpty {
+                guard let event = protected.events.popFirst() else {
                     protected.isHandlingEvents = false
                     return nil
                 }
-                return protected.events.removeFirst()
+                return event
             }
         }
     }

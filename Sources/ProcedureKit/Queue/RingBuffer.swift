@@ -32,7 +32,7 @@ struct RingBuffer<Element> {
     }
 
     private mutating func grow() {
-        var grown = [Element?](repeating: nil, count: Swift.max(16, storage.count * 2))
+        var grown = [Element?](repeating: nil, count: Swift.max(4, storage.count * 2))
         for index in 0..<count {
             grown[index] = storage[(head + index) % storage.count]
         }

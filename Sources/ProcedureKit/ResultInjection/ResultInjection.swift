@@ -66,20 +66,8 @@ extension InputProcedure {
         via transform: @escaping @Sendable (Dependency.Output) throws -> Input
     ) -> Self {
         addDependency(dependency)
-        dependency.addWillFinishBlockObserver { [weak self] dependency, error in
-            guard let self else { return }
-            switch injectionOutcome(of: dependency, error: error) {
-            case .cancel(let reason):
-                cancel(with: reason)
-            case .value(let value):
-                do {
-                    input = .ready(try transform(value))
-                    didInjectInput()
-                } catch {
-                    cancel(with: error)
-                }
-            }
-        }
+        dependency.addObserver(
+            InjectionObserver<Dependency, Self>(receiver: self, transform: transform))
         return self
     }
 
@@ -103,6 +91,32 @@ extension OutputProcedure {
     public func bind<Source: OutputProcedure>(from source: Source) where Source.Output == Output {
         source.addWillFinishBlockObserver { [weak self] source, _ in
             self?.output = source.output
+        }
+    }
+}
+
+/// Sets the receiver's input from the dependency it observes as that dependency finishes.
+///
+/// A dedicated observer rather than a block observer: small enough to be stored without a
+/// heap allocation of its own, which matters in long chains.
+private struct InjectionObserver<Dependency: OutputProcedure, Receiver: InputProcedure>:
+    ProcedureObserver
+{
+    weak var receiver: Receiver?
+    let transform: @Sendable (Dependency.Output) throws -> Receiver.Input
+
+    func will(finish procedure: Procedure, with error: (any Error)?) {
+        guard let receiver else { return }
+        switch injectionOutcome(of: unsafeDowncast(procedure, to: Dependency.self), error: error) {
+        case .cancel(let reason):
+            receiver.cancel(with: reason)
+        case .value(let value):
+            do {
+                receiver.input = .ready(try transform(value))
+                receiver.didInjectInput()
+            } catch {
+                receiver.cancel(with: error)
+            }
         }
     }
 }

@@ -110,3 +110,14 @@ func eventually(timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bool {
 func uniqueCategory(_ function: String = #function) -> String {
     "\(function)-\(UUID().uuidString)"
 }
+
+/// Polls `condition` until it holds or `timeout` seconds pass, without blocking a thread of
+/// the cooperative pool (async tests that block it can starve the tasks they wait for).
+func eventually(timeout: TimeInterval = 10, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 1_000_000)
+    }
+    return condition()
+}
