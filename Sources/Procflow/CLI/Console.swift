@@ -1,0 +1,52 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where the command writes, and what it knows of the terminal it writes to.
+public struct Console: Sendable {
+    /// Writes to standard output.
+    public var write: @Sendable (String) -> Void
+    /// Writes to standard error.
+    public var writeError: @Sendable (String) -> Void
+    public var outputIsTerminal: Bool
+    public var errorIsTerminal: Bool
+    /// The process environment, for `NO_COLOR`, `GITHUB_ACTIONS` and workflow conditions.
+    public var environment: [String: String]
+
+    public init(
+        write: @escaping @Sendable (String) -> Void,
+        writeError: @escaping @Sendable (String) -> Void,
+        outputIsTerminal: Bool = false, errorIsTerminal: Bool = false,
+        environment: [String: String] = [:]
+    ) {
+        self.write = write
+        self.writeError = writeError
+        self.outputIsTerminal = outputIsTerminal
+        self.errorIsTerminal = errorIsTerminal
+        self.environment = environment
+    }
+
+    /// The process's standard output and error.
+    public static var standard: Console {
+        Console(
+            write: { FileHandle.standardOutput.write(Data($0.utf8)) },
+            writeError: { FileHandle.standardError.write(Data($0.utf8)) },
+            outputIsTerminal: isatty(STDOUT_FILENO) == 1,
+            errorIsTerminal: isatty(STDERR_FILENO) == 1,
+            environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Whether colour is welcome: `NO_COLOR` (any value) turns it off.
+    var allowsColor: Bool {
+        environment["NO_COLOR"].map(\.isEmpty) ?? true
+    }
+
+    /// Whether diagnostics on standard error may be coloured.
+    var colorsErrors: Bool { errorIsTerminal && allowsColor }
+}

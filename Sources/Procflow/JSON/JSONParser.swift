@@ -1,0 +1,413 @@
+/// A JSON value with the byte offset where it starts, as the workflow loader needs it to say
+/// where a problem is. Object members keep their order.
+struct JSONNode {
+    enum Value {
+        case null
+        case bool(Bool)
+        case number(Double)
+        case string(String)
+        case array([JSONNode])
+        case object([Member])
+    }
+
+    struct Member {
+        let key: String
+        let keyOffset: Int
+        let value: JSONNode
+    }
+
+    let value: Value
+    let offset: Int
+
+    /// The value without locations. Recursion is bounded by the parser's nesting limit.
+    var plain: JSONValue {
+        switch value {
+        case .null: return .null
+        case .bool(let bool): return .bool(bool)
+        case .number(let number): return .number(number)
+        case .string(let string): return .string(string)
+        case .array(let items): return .array(items.map(\.plain))
+        case .object(let members):
+            var object: [String: JSONValue] = [:]
+            for member in members where object[member.key] == nil {
+                object[member.key] = member.value.plain
+            }
+            return .object(object)
+        }
+    }
+}
+
+/// A JSON syntax error at a byte offset.
+struct JSONSyntaxError: Error {
+    let message: String
+    let offset: Int
+}
+
+/// Parses JSON (RFC 8259) without recursion, so hostile input cannot exhaust the stack, and
+/// with a limit on nesting so that nothing downstream can either. A UTF-8 byte order mark is
+/// skipped.
+struct JSONParser {
+    /// How deeply arrays and objects may nest. Workflows need a handful of levels.
+    static let maximumDepth = 256
+
+    private let bytes: [UInt8]
+    private var index = 0
+
+    private enum Frame {
+        case array(offset: Int, items: [JSONNode])
+        case object(offset: Int, members: [JSONNode.Member], key: String, keyOffset: Int)
+    }
+
+    static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
+        var parser = JSONParser(bytes: bytes)
+        return try parser.parseDocument()
+    }
+
+    private init(bytes: [UInt8]) {
+        self.bytes = bytes
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+    }
+
+    private mutating func parseDocument() throws(JSONSyntaxError) -> JSONNode {
+        skipWhitespace()
+        guard index < bytes.count else {
+            throw JSONSyntaxError(
+                message: "the file is empty: expected a JSON object", offset: index)
+        }
+        var stack: [Frame] = []
+        while true {
+            // Expecting a value.
+            skipWhitespace()
+            var node: JSONNode
+            let start = index
+            switch peek() {
+            case UInt8(ascii: "{"):
+                try checkDepth(stack.count)
+                index += 1
+                skipWhitespace()
+                if peek() == UInt8(ascii: "}") {
+                    index += 1
+                    node = JSONNode(value: .object([]), offset: start)
+                } else {
+                    let (key, keyOffset) = try parseKey()
+                    stack.append(
+                        .object(offset: start, members: [], key: key, keyOffset: keyOffset))
+                    continue
+                }
+            case UInt8(ascii: "["):
+                try checkDepth(stack.count)
+                index += 1
+                skipWhitespace()
+                if peek() == UInt8(ascii: "]") {
+                    index += 1
+                    node = JSONNode(value: .array([]), offset: start)
+                } else {
+                    stack.append(.array(offset: start, items: []))
+                    continue
+                }
+            default:
+                node = try parseScalar()
+            }
+            // Have a value: attach it, closing containers as they end.
+            while true {
+                guard let frame = stack.popLast() else {
+                    skipWhitespace()
+                    guard index == bytes.count else {
+                        throw JSONSyntaxError(
+                            message: "unexpected \(describeNext()) after the end of the JSON value",
+                            offset: index)
+                    }
+                    return node
+                }
+                skipWhitespace()
+                switch frame {
+                case .array(let offset, var items):
+                    items.append(node)
+                    switch peek() {
+                    case UInt8(ascii: ","):
+                        index += 1
+                        stack.append(.array(offset: offset, items: items))
+                    case UInt8(ascii: "]"):
+                        index += 1
+                        node = JSONNode(value: .array(items), offset: offset)
+                        continue
+                    default:
+                        throw JSONSyntaxError(
+                            message:
+                                "expected ',' or ']' after an array element, found \(describeNext())",
+                            offset: index)
+                    }
+                case .object(let offset, var members, let key, let keyOffset):
+                    members.append(JSONNode.Member(key: key, keyOffset: keyOffset, value: node))
+                    switch peek() {
+                    case UInt8(ascii: ","):
+                        index += 1
+                        skipWhitespace()
+                        let (key, keyOffset) = try parseKey()
+                        stack.append(
+                            .object(
+                                offset: offset, members: members, key: key, keyOffset: keyOffset))
+                    case UInt8(ascii: "}"):
+                        index += 1
+                        node = JSONNode(value: .object(members), offset: offset)
+                        continue
+                    default:
+                        throw JSONSyntaxError(
+                            message:
+                                "expected ',' or '}' after an object member, found \(describeNext())",
+                            offset: index)
+                    }
+                }
+                break
+            }
+        }
+    }
+
+    private func checkDepth(_ depth: Int) throws(JSONSyntaxError) {
+        guard depth < Self.maximumDepth else {
+            throw JSONSyntaxError(
+                message: "arrays and objects nest deeper than \(Self.maximumDepth) levels",
+                offset: index)
+        }
+    }
+
+    /// Parses `"key" :` and returns the key and its offset.
+    private mutating func parseKey() throws(JSONSyntaxError) -> (String, Int) {
+        let offset = index
+        guard peek() == UInt8(ascii: "\"") else {
+            throw JSONSyntaxError(
+                message: "expected '\"' to start an object key, found \(describeNext())",
+                offset: index)
+        }
+        let key = try parseString()
+        skipWhitespace()
+        guard peek() == UInt8(ascii: ":") else {
+            throw JSONSyntaxError(
+                message: "expected ':' after the object key \"\(key)\", found \(describeNext())",
+                offset: index)
+        }
+        index += 1
+        return (key, offset)
+    }
+
+    private mutating func parseScalar() throws(JSONSyntaxError) -> JSONNode {
+        let start = index
+        switch peek() {
+        case UInt8(ascii: "\""):
+            return JSONNode(value: .string(try parseString()), offset: start)
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return JSONNode(value: .bool(true), offset: start)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return JSONNode(value: .bool(false), offset: start)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return JSONNode(value: .null, offset: start)
+        case UInt8(ascii: "-"), .some(UInt8(ascii: "0")...UInt8(ascii: "9")):
+            return JSONNode(value: .number(try parseNumber()), offset: start)
+        default:
+            throw JSONSyntaxError(
+                message: "expected a value, found \(describeNext())", offset: index)
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
+        let start = index
+        let expected = literal.withUTF8Buffer { Array($0) }
+        guard bytes.count - index >= expected.count,
+            bytes[index..<index + expected.count].elementsEqual(expected)
+        else {
+            throw JSONSyntaxError(
+                message: "expected a value, found \(describeNext())", offset: start)
+        }
+        index += expected.count
+    }
+
+    private mutating func parseNumber() throws(JSONSyntaxError) -> Double {
+        let start = index
+        func digits() -> Int {
+            let first = index
+            while index < bytes.count,
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index])
+            {
+                index += 1
+            }
+            return index - first
+        }
+        if peek() == UInt8(ascii: "-") { index += 1 }
+        let leadingZero = peek() == UInt8(ascii: "0")
+        let integerDigits = digits()
+        var valid = integerDigits > 0 && !(leadingZero && integerDigits > 1)
+        if valid, peek() == UInt8(ascii: ".") {
+            index += 1
+            valid = digits() > 0
+        }
+        if valid, peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+            index += 1
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
+            valid = digits() > 0
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard valid, let number = Double(text), number.isFinite else {
+            throw JSONSyntaxError(message: "invalid number \(text)", offset: start)
+        }
+        return number
+    }
+
+    private mutating func parseString() throws(JSONSyntaxError) -> String {
+        let start = index
+        index += 1  // the opening quote
+        let contentStart = index
+        // Fast path: no escapes.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let content = bytes[contentStart..<index]
+                index += 1
+                return try decode(content, at: contentStart)
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw controlCharacter(byte) }
+            index += 1
+        }
+        var buffer = Array(bytes[contentStart..<index])
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return try decode(buffer[...], at: contentStart)
+            case UInt8(ascii: "\\"):
+                try parseEscape(into: &buffer)
+            case 0..<0x20:
+                throw controlCharacter(byte)
+            default:
+                buffer.append(byte)
+                index += 1
+            }
+        }
+        throw JSONSyntaxError(message: "unterminated string", offset: start)
+    }
+
+    private func controlCharacter(_ byte: UInt8) -> JSONSyntaxError {
+        let hex = String(byte, radix: 16, uppercase: true)
+        let name = byte == UInt8(ascii: "\n") ? " (a line break: write \\n)" : ""
+        return JSONSyntaxError(
+            message:
+                "control character U+\(String(repeating: "0", count: 4 - hex.count))\(hex) in a string\(name)",
+            offset: index)
+    }
+
+    private mutating func parseEscape(into buffer: inout [UInt8]) throws(JSONSyntaxError) {
+        let start = index
+        index += 1
+        guard index < bytes.count else {
+            throw JSONSyntaxError(message: "unterminated string", offset: start)
+        }
+        let escaped = bytes[index]
+        index += 1
+        switch escaped {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(escaped)
+        case UInt8(ascii: "b"): buffer.append(0x08)
+        case UInt8(ascii: "f"): buffer.append(0x0C)
+        case UInt8(ascii: "n"): buffer.append(0x0A)
+        case UInt8(ascii: "r"): buffer.append(0x0D)
+        case UInt8(ascii: "t"): buffer.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try parseHex4(escapeStart: start)
+            if (0xD800..<0xDC00).contains(scalar) {
+                // A high surrogate must be followed by an escaped low surrogate.
+                guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
+                    bytes[index + 1] == UInt8(ascii: "u")
+                else {
+                    throw JSONSyntaxError(
+                        message: "unpaired surrogate in \\u escape", offset: start)
+                }
+                index += 2
+                let low = try parseHex4(escapeStart: start)
+                guard (0xDC00..<0xE000).contains(low) else {
+                    throw JSONSyntaxError(
+                        message: "unpaired surrogate in \\u escape", offset: start)
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00..<0xE000).contains(scalar) {
+                throw JSONSyntaxError(message: "unpaired surrogate in \\u escape", offset: start)
+            }
+            buffer.append(contentsOf: Array(String(Unicode.Scalar(scalar)!).utf8))
+        default:
+            throw JSONSyntaxError(
+                message: "invalid escape \\\(describe(escaped)) in a string", offset: start)
+        }
+    }
+
+    private mutating func parseHex4(escapeStart: Int) throws(JSONSyntaxError) -> UInt32 {
+        guard bytes.count - index >= 4 else {
+            throw JSONSyntaxError(
+                message: "invalid \\u escape: expected 4 hex digits", offset: escapeStart)
+        }
+        var value: UInt32 = 0
+        for byte in bytes[index..<index + 4] {
+            guard let digit = hexDigit(byte) else {
+                throw JSONSyntaxError(
+                    message: "invalid \\u escape: expected 4 hex digits", offset: escapeStart)
+            }
+            value = value << 4 | digit
+        }
+        index += 4
+        return value
+    }
+
+    private func hexDigit(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt32(byte - UInt8(ascii: "A") + 10)
+        default: return nil
+        }
+    }
+
+    /// Decodes string content, rejecting invalid UTF-8 with the offset of the first bad byte.
+    private func decode(_ content: ArraySlice<UInt8>, at offset: Int) throws(JSONSyntaxError)
+        -> String
+    {
+        if let string = String(validating: content, as: UTF8.self) { return string }
+        var position = offset
+        var iterator = content.makeIterator()
+        var decoder = UTF8()
+        loop: while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): position += String(scalar).utf8.count
+            case .emptyInput: break loop
+            case .error: break loop
+            }
+        }
+        throw JSONSyntaxError(message: "invalid UTF-8 in a string", offset: position)
+    }
+
+    private func peek() -> UInt8? {
+        index < bytes.count ? bytes[index] : nil
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                index += 1
+            default:
+                return
+            }
+        }
+    }
+
+    private func describeNext() -> String {
+        guard let byte = peek() else { return "the end of the file" }
+        return describe(byte)
+    }
+
+    private func describe(_ byte: UInt8) -> String {
+        if (0x21..<0x7F).contains(byte) { return "'\(Character(Unicode.Scalar(byte)))'" }
+        if byte == UInt8(ascii: " ") { return "a space" }
+        return "byte 0x\(String(byte, radix: 16, uppercase: true))"
+    }
+}

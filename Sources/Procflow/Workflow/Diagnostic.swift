@@ -1,0 +1,41 @@
+/// A problem found in a workflow file: where it is, and what is wrong.
+///
+/// Printed as `build.json:12:7: error: /procedures/3/dependsOn/0: unknown procedure "compil"
+/// (did you mean "compile"?)`.
+public struct Diagnostic: Error, Sendable, CustomStringConvertible, Equatable {
+    public var file: String
+    public var location: SourceLocation?
+    /// The JSON Pointer of the value at fault, if the problem is with one value.
+    public var pointer: JSONPointer?
+    public var message: String
+
+    public init(file: String, location: SourceLocation?, pointer: JSONPointer?, message: String) {
+        self.file = file
+        self.location = location
+        self.pointer = pointer
+        self.message = message
+    }
+
+    public var description: String {
+        rendered(colored: false)
+    }
+
+    /// The one-line form, with "error:" in bold red when `colored`.
+    public func rendered(colored: Bool) -> String {
+        var prefix = file
+        if let location { prefix += ":\(location.line):\(location.column)" }
+        let label = colored ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
+        var text = "\(prefix): \(label) "
+        if let pointer, !pointer.tokens.isEmpty { text += "\(pointer): " }
+        return text + message
+    }
+}
+
+/// All the problems found in one workflow file, in file order.
+public struct WorkflowErrors: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [Diagnostic]
+
+    public var description: String {
+        diagnostics.map(\.description).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,346 @@
+import Foundation
+
+/// Reads the members of one JSON object of a workflow file, reporting wrong types, missing
+/// fields and, at the end, fields nobody read.
+struct ObjectReader {
+    let pointer: JSONPointer
+    let offset: Int
+    private let report: DecodingContext
+    private let members: [JSONNode.Member]
+    private var index: [String: Int] = [:]
+    private var read: Set<String> = []
+
+    /// Reads `node` as an object, or reports what it is instead and returns `nil`.
+    init?(_ node: JSONNode, at pointer: JSONPointer, report: DecodingContext, expected: String) {
+        guard case .object(let members) = node.value else {
+            report.error(
+                "expected \(expected), found \(node.typeDescription)", at: node.offset, pointer)
+            return nil
+        }
+        self.pointer = pointer
+        self.offset = node.offset
+        self.report = report
+        self.members = members
+        for (position, member) in members.enumerated() {
+            if index[member.key] != nil {
+                report.error(
+                    "duplicate field \"\(member.key)\"", at: member.keyOffset,
+                    pointer.appending(member.key))
+            } else {
+                index[member.key] = position
+            }
+        }
+    }
+
+    /// The keys present, in file order.
+    var keys: [String] { members.map(\.key) }
+
+    func has(_ key: String) -> Bool { index[key] != nil }
+
+    /// The value of `key`, marking it read.
+    mutating func node(_ key: String) -> (node: JSONNode, pointer: JSONPointer)? {
+        guard let position = index[key] else { return nil }
+        read.insert(key)
+        return (members[position].value, pointer.appending(key))
+    }
+
+    /// Reports that `key` is missing.
+    func missing(_ key: String, _ detail: String = "") {
+        report.error("missing field \"\(key)\"\(detail)", at: offset, pointer)
+    }
+
+    /// A string; with `substitute`, `${name}` references to variables are filled in.
+    mutating func string(
+        _ key: String, required: Bool = false, nonEmpty: Bool = false, substitute: Bool = false
+    ) -> String? {
+        guard let (node, pointer) = node(key) else {
+            if required { missing(key) }
+            return nil
+        }
+        guard case .string(var string) = node.value else {
+            report.error(
+                "expected a string, found \(node.typeDescription)", at: node.offset, pointer)
+            return nil
+        }
+        if substitute {
+            guard let filled = report.substitute(string, at: node.offset, pointer) else {
+                return nil
+            }
+            string = filled
+        }
+        if nonEmpty, string.trimmingCharacters(in: .whitespaces).isEmpty {
+            report.error("\"\(key)\" must not be empty", at: node.offset, pointer)
+            return nil
+        }
+        return string
+    }
+
+    mutating func bool(_ key: String) -> Bool? {
+        guard let (node, pointer) = node(key) else { return nil }
+        guard case .bool(let bool) = node.value else {
+            report.error(
+                "expected true or false, found \(node.typeDescription)", at: node.offset, pointer)
+            return nil
+        }
+        return bool
+    }
+
+    mutating func number(_ key: String, in range: ClosedRange<Double>, required: Bool = false)
+        -> Double?
+    {
+        guard let (node, pointer) = node(key) else {
+            if required { missing(key) }
+            return nil
+        }
+        guard case .number(let number) = node.value else {
+            report.error(
+                "expected a number, found \(node.typeDescription)", at: node.offset, pointer)
+            return nil
+        }
+        guard range.contains(number) else {
+            report.error(
+                "\(format(number)) is out of range: expected \(describe(range))", at: node.offset,
+                pointer)
+            return nil
+        }
+        return number
+    }
+
+    mutating func integer(_ key: String, in range: ClosedRange<Int>, required: Bool = false) -> Int?
+    {
+        guard let (node, pointer) = node(key) else {
+            if required { missing(key) }
+            return nil
+        }
+        guard case .number(let number) = node.value, number == number.rounded(),
+            abs(number) < 1e15
+        else {
+            report.error(
+                "expected a whole number, found \(node.typeDescription)", at: node.offset, pointer)
+            return nil
+        }
+        let integer = Int(number)
+        guard range.contains(integer) else {
+            report.error(
+                "\(integer) is out of range: expected \(range.lowerBound) to \(range.upperBound)",
+                at: node.offset, pointer)
+            return nil
+        }
+        return integer
+    }
+
+    /// A string that must be one of `choices`.
+    mutating func choice<C: CaseIterable & RawRepresentable>(_ key: String, of type: C.Type) -> C?
+    where C.RawValue == String {
+        guard let (node, pointer) = node(key) else { return nil }
+        let names = C.allCases.map(\.rawValue)
+        guard case .string(let string) = node.value else {
+            report.error(
+                "expected one of \(names.map { "\"\($0)\"" }.joined(separator: ", ")), found \(node.typeDescription)",
+                at: node.offset, pointer)
+            return nil
+        }
+        guard let value = C(rawValue: string) else {
+            report.error(
+                "unknown value \"\(string)\": expected one of \(names.map { "\"\($0)\"" }.joined(separator: ", "))\(Suggestion.hint(for: string, in: names))",
+                at: node.offset, pointer)
+            return nil
+        }
+        return value
+    }
+
+    /// An array of strings; with `substitute`, variables are filled in.
+    mutating func strings(_ key: String, required: Bool = false, substitute: Bool = false)
+        -> [String]?
+    {
+        guard let (node, pointer) = node(key) else {
+            if required { missing(key) }
+            return nil
+        }
+        guard case .array(let items) = node.value else {
+            report.error(
+                "expected an array of strings, found \(node.typeDescription)", at: node.offset,
+                pointer)
+            return nil
+        }
+        var strings: [String] = []
+        for (position, item) in items.enumerated() {
+            guard case .string(let string) = item.value else {
+                report.error(
+                    "expected a string, found \(item.typeDescription)", at: item.offset,
+                    pointer.appending(position))
+                continue
+            }
+            guard substitute else {
+                strings.append(string)
+                continue
+            }
+            if let filled = report.substitute(string, at: item.offset, pointer.appending(position))
+            {
+                strings.append(filled)
+            }
+        }
+        return strings.count == items.count ? strings : nil
+    }
+
+    /// An object whose values are strings, in file order; with `substitute`, variables are
+    /// filled in.
+    mutating func stringMap(
+        _ key: String, names: NamePattern = .any, substitute: Bool = false
+    ) -> [(name: String, value: String)]? {
+        guard let (node, pointer) = node(key) else { return nil }
+        guard case .object(let members) = node.value else {
+            report.error(
+                "expected an object of strings, found \(node.typeDescription)", at: node.offset,
+                pointer)
+            return nil
+        }
+        var pairs: [(String, String)] = []
+        var seen: Set<String> = []
+        for member in members {
+            let memberPointer = pointer.appending(member.key)
+            guard seen.insert(member.key).inserted else {
+                report.error(
+                    "duplicate field \"\(member.key)\"", at: member.keyOffset, memberPointer)
+                continue
+            }
+            if let problem = names.problem(with: member.key) {
+                report.error(problem, at: member.keyOffset, memberPointer)
+                continue
+            }
+            guard case .string(let value) = member.value.value else {
+                report.error(
+                    "expected a string, found \(member.value.typeDescription)",
+                    at: member.value.offset,
+                    memberPointer)
+                continue
+            }
+            guard substitute else {
+                pairs.append((member.key, value))
+                continue
+            }
+            if let filled = report.substitute(value, at: member.value.offset, memberPointer) {
+                pairs.append((member.key, filled))
+            }
+        }
+        return pairs
+    }
+
+    /// Reports every field that was not read: unknown ones with a suggestion, and ones that
+    /// belong to another kind of object with that said.
+    func reportUnread(in context: String, allowed: [String], elsewhere: [String: String] = [:]) {
+        for member in members where !read.contains(member.key) && index[member.key] != nil {
+            let memberPointer = pointer.appending(member.key)
+            if allowed.contains(member.key) { continue }
+            if let owner = elsewhere[member.key] {
+                report.error(
+                    "field \"\(member.key)\" does not apply to \(context) (it belongs to \(owner))",
+                    at: member.keyOffset, memberPointer)
+            } else {
+                report.error(
+                    "unknown field \"\(member.key)\" in \(context)\(Suggestion.hint(for: member.key, in: allowed))",
+                    at: member.keyOffset, memberPointer)
+            }
+        }
+    }
+
+    private func format(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    }
+
+    private func describe(_ range: ClosedRange<Double>) -> String {
+        if range.upperBound == .greatestFiniteMagnitude {
+            return "at least \(format(range.lowerBound))"
+        }
+        return "\(format(range.lowerBound)) to \(format(range.upperBound))"
+    }
+}
+
+/// Rules for names used as keys: environment variable names, ids.
+enum NamePattern {
+    case any
+    case environmentVariable
+
+    func problem(with name: String) -> String? {
+        switch self {
+        case .any:
+            return nil
+        case .environmentVariable:
+            guard let first = name.unicodeScalars.first,
+                first == "_" || (first.isASCII && first.properties.isAlphabetic),
+                name.unicodeScalars.allSatisfy({
+                    $0 == "_" || ($0.isASCII && $0.properties.isAlphabetic)
+                        || ("0"..."9").contains($0)
+                })
+            else {
+                return
+                    "\"\(name)\" is not a valid environment variable name: use letters, digits and _, not starting with a digit"
+            }
+            return nil
+        }
+    }
+}
+
+/// What decoding a workflow file needs besides the JSON: the file, for locations, the
+/// variables, to fill in, and the problems found so far.
+final class DecodingContext {
+    let file: String
+    let source: SourceText
+    /// The workflow's variables, with their values once `--var` overrides are applied.
+    var variables: [String: String] = [:]
+    /// Every id the file declares, including those of procedures that could not be decoded,
+    /// so that references to them are not reported as unknown as well.
+    var declaredIDs: [String: SourceLocation] = [:]
+    private(set) var diagnostics: [Diagnostic] = []
+
+    init(file: String, source: SourceText) {
+        self.file = file
+        self.source = source
+    }
+
+    func error(_ message: String, at offset: Int, _ pointer: JSONPointer?) {
+        error(message, location: source.location(ofOffset: offset), pointer)
+    }
+
+    func error(_ message: String, location: SourceLocation?, _ pointer: JSONPointer?) {
+        diagnostics.append(
+            Diagnostic(file: file, location: location, pointer: pointer, message: message))
+    }
+
+    func location(of offset: Int) -> SourceLocation {
+        source.location(ofOffset: offset)
+    }
+
+    /// `text` with its `${name}` references filled in, or `nil` after reporting an unknown
+    /// variable or a malformed reference.
+    func substitute(_ text: String, at offset: Int, _ pointer: JSONPointer) -> String? {
+        switch VariableSubstitution.substitute(text, variables) {
+        case .success(let filled):
+            return filled
+        case .failure(.unknown(let name)):
+            let hint =
+                variables.isEmpty
+                ? " (the workflow declares no \"vars\")"
+                : Suggestion.hint(for: name, in: variables.keys)
+            error("unknown variable \"\(name)\" in ${\(name)}\(hint)", at: offset, pointer)
+        case .failure(.unterminated):
+            error(
+                "unterminated variable reference: write ${name}, or $${ for a literal ${",
+                at: offset, pointer)
+        }
+        return nil
+    }
+}
+
+extension JSONNode {
+    var typeDescription: String {
+        switch value {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .number: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+}

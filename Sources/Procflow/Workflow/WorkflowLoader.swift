@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Reads a workflow file, parses it, decodes it and checks it, reporting every problem found
+/// with its file, line, column and JSON Pointer.
+public enum WorkflowLoader {
+    /// Loads the workflow at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: the workflow file.
+    ///   - overrides: `--var` values, which replace the defaults of declared variables.
+    /// - Throws: ``WorkflowErrors`` listing every problem, in file order.
+    public static func load(path: String, overrides: [(name: String, value: String)] = [])
+        throws(WorkflowErrors)
+        -> Workflow
+    {
+        let bytes: [UInt8]
+        switch readFile(path) {
+        case .success(let contents): bytes = contents
+        case .failure(let reason):
+            throw WorkflowErrors(diagnostics: [
+                Diagnostic(
+                    file: path, location: nil, pointer: nil,
+                    message: "cannot read the file: \(reason.message)")
+            ])
+        }
+        return try load(bytes: bytes, file: path, overrides: overrides)
+    }
+
+    /// Loads a workflow from `bytes`, naming `file` in diagnostics.
+    public static func load(
+        bytes: [UInt8], file: String, overrides: [(name: String, value: String)] = []
+    ) throws(WorkflowErrors) -> Workflow {
+        let source = SourceText(bytes: bytes)
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            throw WorkflowErrors(diagnostics: [
+                Diagnostic(
+                    file: file, location: source.location(ofOffset: error.offset), pointer: nil,
+                    message: "invalid JSON: \(error.message)")
+            ])
+        }
+        let context = DecodingContext(file: file, source: source)
+        var overrideValues: [String: String] = [:]
+        for (name, value) in overrides { overrideValues[name] = value }
+        let decoder = WorkflowDecoder(report: context, overrides: overrideValues)
+        let workflow = decoder.decodeWorkflow(root, defaultName: defaultName(for: file))
+        var diagnostics: [Diagnostic] = []
+        if let workflow {
+            let declared = workflow.variables.map(\.name)
+            for (name, _) in overrides where !declared.contains(name) {
+                let known =
+                    declared.isEmpty
+                    ? "the workflow declares no \"vars\""
+                    : "it declares \(declared.map { "\"\($0)\"" }.joined(separator: ", "))"
+                diagnostics.append(
+                    Diagnostic(
+                        file: file, location: nil, pointer: nil,
+                        message:
+                            "--var \(name): no such variable\(Suggestion.hint(for: name, in: declared)); \(known)"
+                    ))
+            }
+            // Validate what could be decoded, so that one run reports every problem.
+            var validator = WorkflowValidator(workflow: workflow, report: context)
+            validator.validate()
+        }
+        diagnostics += context.diagnostics
+        guard diagnostics.isEmpty, let workflow else {
+            let ordered = diagnostics.enumerated().sorted { lhs, rhs in
+                let left = lhs.element.location ?? SourceLocation(line: 0, column: 0)
+                let right = rhs.element.location ?? SourceLocation(line: 0, column: 0)
+                return left == right ? lhs.offset < rhs.offset : left < right
+            }
+            throw WorkflowErrors(diagnostics: ordered.map(\.element))
+        }
+        return workflow
+    }
+
+    /// The file name without directories and extension.
+    static func defaultName(for path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
+    }
+
+    struct ReadError: Error {
+        let message: String
+    }
+
+    /// Reads a whole file with POSIX calls, for error messages that say what `errno` said.
+    static func readFile(_ path: String) -> Result<[UInt8], ReadError> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            return .failure(ReadError(message: String(cString: strerror(errno))))
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            return .failure(ReadError(message: String(cString: strerror(errno))))
+        }
+        if (status.st_mode & S_IFMT) == S_IFDIR {
+            return .failure(ReadError(message: "it is a directory"))
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(status.st_size))
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(ReadError(message: String(cString: strerror(errno))))
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return .success(bytes)
+    }
+}

@@ -1,0 +1,321 @@
+/// Checks what the shape of a workflow cannot: that ids are unique, that references name
+/// procedures that exist and can be reached, that wiring can work, that variables exist, and
+/// that dependencies have no cycle.
+struct WorkflowValidator {
+    private let workflow: Workflow
+    private let report: DecodingContext
+
+    /// Everything known about one step for checking references.
+    struct StepInfo {
+        let step: Step
+        /// The group or branch the step is in.
+        let parent: String?
+        /// The branch cases the step is inside, outermost first (branch id and case index).
+        let cases: [String]
+    }
+
+    private(set) var steps: [String: StepInfo] = [:]
+    private var order: [String] = []
+
+    init(workflow: Workflow, report: DecodingContext) {
+        self.workflow = workflow
+        self.report = report
+    }
+
+    mutating func validate() {
+        index(workflow.steps, parent: nil, cases: [])
+        for id in order { check(steps[id]!) }
+        checkCycles()
+    }
+
+    // MARK: - Ids
+
+    private mutating func index(_ list: [Step], parent: String?, cases: [String]) {
+        for step in list {
+            // Duplicate ids were reported, and dropped, by the decoder.
+            steps[step.id] = StepInfo(step: step, parent: parent, cases: cases)
+            order.append(step.id)
+            switch step.kind {
+            case .group(let group):
+                index(group.steps, parent: step.id, cases: cases)
+            case .branch(let branch):
+                for (position, branchCase) in branch.cases.enumerated() {
+                    index(
+                        branchCase.steps, parent: step.id, cases: cases + ["\(step.id)#\(position)"]
+                    )
+                }
+                index(branch.otherwise, parent: step.id, cases: cases + ["\(step.id)#otherwise"])
+            default:
+                break
+            }
+        }
+    }
+
+    // MARK: - References and wiring
+
+    private func check(_ info: StepInfo) {
+        let step = info.step
+        for reference in step.dependsOn {
+            _ = resolve(reference, from: info, what: "depend on")
+        }
+        for (wire, role) in step.wires {
+            guard let source = resolve(wire.from, from: info, what: "take data from") else {
+                continue
+            }
+            checkWire(wire, role: role, source: source.step)
+        }
+        checkInput(of: info)
+        switch step.kind {
+        case .group(let group):
+            checkBinding(group.inputTo, in: step, group: group, isInput: true)
+            checkBinding(group.outputFrom, in: step, group: group, isInput: false)
+        default:
+            break
+        }
+    }
+
+    /// Finds the step `reference` names, reporting unknown ids, self references and steps
+    /// that may never run (inside a branch case the referrer is not in).
+    private func resolve(_ reference: Reference, from info: StepInfo, what: String) -> StepInfo? {
+        guard let target = steps[reference.id] else {
+            guard report.declaredIDs[reference.id] == nil else { return nil }
+            report.error(
+                "unknown procedure \"\(reference.id)\"\(Suggestion.hint(for: reference.id, in: order))",
+                location: reference.location, reference.pointer)
+            return nil
+        }
+        if target.step.id == info.step.id {
+            report.error(
+                "\"\(info.step.id)\" cannot \(what) itself", location: reference.location,
+                reference.pointer)
+            return nil
+        }
+        if let branchCase = target.cases.last, !info.cases.contains(branchCase) {
+            let branch = branchCase.split(separator: "#").first.map(String.init) ?? branchCase
+            report.error(
+                "\"\(reference.id)\" runs only if branch \"\(branch)\" takes its case, so \"\(info.step.id)\" cannot \(what) it; \(what) \"\(branch)\" instead",
+                location: reference.location, reference.pointer)
+            return nil
+        }
+        return target
+    }
+
+    private func checkWire(_ wire: Wire, role: WireRole, source: Step) {
+        let format = source.outputFormat
+        guard format != .none else {
+            let fix: String
+            switch source.kind {
+            case .shell, .http: fix = ": set \"output\" on it to \"text\" or \"json\""
+            case .group: fix = ": set \"outputFrom\" on it to the child whose output it gives"
+            default: fix = ""
+            }
+            report.error(
+                "\"\(source.id)\" has no output to take\(fix)", location: wire.from.location,
+                wire.from.pointer)
+            return
+        }
+        if let select = wire.select, !select.tokens.isEmpty, format != .json {
+            report.error(
+                "cannot select \(select) from \"\(source.id)\": its output is text, not JSON\(source.canGiveJSON ? " (set \"output\": \"json\" on it)" : "")",
+                location: wire.location, wire.pointer.appending("select"))
+        }
+        if case .branch = role, wire.select == nil, format == .text {
+            return
+        }
+    }
+
+    /// Checks that a step that needs an input has one, and that one that takes none has none.
+    private func checkInput(of info: StepInfo) {
+        let step = info.step
+        let receivesFromGroup =
+            info.parent.flatMap { steps[$0] }.map { parent -> Bool in
+                if case .group(let group) = parent.step.kind { return group.inputTo?.id == step.id }
+                return false
+            } ?? false
+        let hasInput = step.input != nil || receivesFromGroup
+        if step.input != nil, receivesFromGroup {
+            report.error(
+                "\"\(step.id)\" receives the input of its group \"\(info.parent!)\", so it cannot have its own \"input\"",
+                location: step.location, step.pointer.appending("input"))
+        }
+        func needs(_ what: String) {
+            if !hasInput {
+                report.error(
+                    "\(what) needs an \"input\" wired from another procedure",
+                    location: step.location,
+                    step.pointer)
+            }
+        }
+        func takesNone(_ what: String) {
+            if let input = step.input {
+                report.error("\(what) takes no input", location: input.location, input.pointer)
+            }
+        }
+        switch step.kind {
+        case .file(let operation):
+            switch operation {
+            case .write(_, let content):
+                if content != nil, let input = step.input {
+                    report.error(
+                        "give the file's content either as \"content\" or as an \"input\", not both",
+                        location: input.location, input.pointer)
+                } else if content == nil {
+                    needs("a file write without \"content\"")
+                }
+            case .render: needs("a render")
+            case .select: needs("a select")
+            case .replace: needs("a replace")
+            case .read, .copy, .concat: takesNone("a file \(operation.name)")
+            }
+        case .http(let http):
+            if http.body != nil, let input = step.input {
+                report.error(
+                    "give the request body either as \"body\" or as an \"input\", not both",
+                    location: input.location, input.pointer)
+            }
+        case .group(let group):
+            if let input = step.input, group.inputTo == nil {
+                report.error(
+                    "the group has an \"input\" but no \"inputTo\" child to forward it to",
+                    location: input.location, input.pointer)
+            }
+            if group.inputTo != nil, step.input == nil, !receivesFromGroup {
+                report.error(
+                    "the group forwards its input to \"\(group.inputTo!.id)\" but has no \"input\"",
+                    location: step.location, step.pointer.appending("inputTo"))
+            }
+        case .branch:
+            takesNone("a branch (it reads \"on\")")
+        case .shell:
+            break
+        }
+    }
+
+    private func checkBinding(_ reference: Reference?, in step: Step, group: Group, isInput: Bool) {
+        guard let reference else { return }
+        guard let child = group.steps.first(where: { $0.id == reference.id }) else {
+            let known = steps[reference.id] != nil
+            report.error(
+                known
+                    ? "\"\(reference.id)\" is not a procedure of the group \"\(step.id)\": bind a direct child"
+                    : "unknown procedure \"\(reference.id)\"\(Suggestion.hint(for: reference.id, in: group.steps.map(\.id)))",
+                location: reference.location, reference.pointer)
+            return
+        }
+        if !isInput, child.outputFormat == .none {
+            report.error(
+                "\"\(child.id)\" has no output for the group to give", location: reference.location,
+                reference.pointer)
+        }
+        if isInput, !child.acceptsInput {
+            report.error(
+                "\"\(child.id)\" takes no input", location: reference.location, reference.pointer)
+        }
+    }
+
+    // MARK: - Cycles
+
+    /// Finds a dependency cycle. A group or branch is two nodes, its start and its end: its
+    /// children start after it starts and it ends after they end, so a child that depends on
+    /// its own group is a cycle too.
+    private func checkCycles() {
+        var nodeIndex: [String: (start: Int, end: Int)] = [:]
+        var names: [String] = []
+        for id in order {
+            let step = steps[id]!.step
+            let start = names.count
+            names.append(id)
+            if step.children.isEmpty {
+                nodeIndex[id] = (start, start)
+            } else {
+                names.append(id)
+                nodeIndex[id] = (start, start + 1)
+            }
+        }
+        // edges[u] lists v where v waits for u.
+        var edges = [[Int]](repeating: [], count: names.count)
+        var edgeOrigin: [Int: Reference] = [:]
+        for id in order {
+            let info = steps[id]!
+            let me = nodeIndex[id]!
+            var references = info.step.dependsOn
+            references += info.step.wires.map(\.wire.from)
+            for reference in references {
+                guard let other = nodeIndex[reference.id], reference.id != id else { continue }
+                edges[other.end].append(me.start)
+                if edgeOrigin[me.start] == nil { edgeOrigin[me.start] = reference }
+            }
+            if let parent = info.parent, let group = nodeIndex[parent] {
+                edges[group.start].append(me.start)
+                edges[me.end].append(group.end)
+            }
+        }
+        guard let cycle = findCycle(edges) else { return }
+        var path: [String] = []
+        for node in cycle where path.last != names[node] { path.append(names[node]) }
+        if path.count > 1, path.first == path.last { path.removeLast() }
+        let text = (path + [path[0]]).joined(separator: " -> ")
+        let culprit = steps[path[0]]!.step
+        report.error(
+            "dependency cycle: \(text)", location: culprit.location, culprit.pointer)
+    }
+
+    /// A cycle in the graph, as a list of nodes from one back to itself; iterative DFS.
+    private func findCycle(_ edges: [[Int]]) -> [Int]? {
+        var state = [UInt8](repeating: 0, count: edges.count)  // 0 new, 1 on stack, 2 done
+        var parent = [Int](repeating: -1, count: edges.count)
+        for root in edges.indices where state[root] == 0 {
+            var stack: [(node: Int, next: Int)] = [(root, 0)]
+            state[root] = 1
+            while let (node, next) = stack.last {
+                if next < edges[node].count {
+                    stack[stack.count - 1].next += 1
+                    let successor = edges[node][next]
+                    if state[successor] == 0 {
+                        state[successor] = 1
+                        parent[successor] = node
+                        stack.append((successor, 0))
+                    } else if state[successor] == 1 {
+                        var cycle = [successor]
+                        var current = node
+                        while current != successor {
+                            cycle.append(current)
+                            current = parent[current]
+                        }
+                        cycle.append(successor)
+                        return cycle.reversed()
+                    }
+                } else {
+                    state[node] = 2
+                    stack.removeLast()
+                }
+            }
+        }
+        return nil
+    }
+
+}
+
+extension Step {
+    /// Whether the step can take an input at all.
+    var acceptsInput: Bool {
+        switch kind {
+        case .shell, .http, .group: return true
+        case .file(let operation):
+            switch operation {
+            case .write, .render, .select, .replace: return true
+            case .read, .copy, .concat: return false
+            }
+        case .branch: return false
+        }
+    }
+
+    /// Whether setting `"output": "json"` would make the output JSON.
+    var canGiveJSON: Bool {
+        switch kind {
+        case .shell, .http: return true
+        case .file(.read): return true
+        default: return false
+        }
+    }
+}
