@@ -17,7 +17,9 @@ let package = Package(
             path: "Sources/ProcedureKitBenchmark"
         ),
         .testTarget(name: "ProcedureKitTests", dependencies: ["ProcedureKit"]),
-        .testTarget(name: "ProcflowTests", dependencies: ["Procflow", "ProcedureKit"]),
+        .testTarget(
+            name: "ProcflowTests", dependencies: ["Procflow", "ProcedureKit", "procflow"],
+            exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -259,17 +259,24 @@ struct JSONParser {
         let start = index
         index += 1  // the opening quote
         let contentStart = index
-        // Fast path: no escapes.
-        while index < bytes.count {
+        // Fast path: no escapes. Scanned through a buffer pointer: strings can be huge.
+        index = bytes.withUnsafeBufferPointer { buffer in
+            var position = contentStart
+            while position < buffer.count {
+                let byte = buffer[position]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                position += 1
+            }
+            return position
+        }
+        if index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let content = bytes[contentStart..<index]
                 index += 1
                 return try decode(content, at: contentStart)
             }
-            if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw controlCharacter(byte) }
-            index += 1
         }
         var buffer = Array(bytes[contentStart..<index])
         while index < bytes.count {
@@ -336,8 +343,10 @@ struct JSONParser {
             }
             buffer.append(contentsOf: Array(String(Unicode.Scalar(scalar)!).utf8))
         default:
-            throw JSONSyntaxError(
-                message: "invalid escape \\\(describe(escaped)) in a string", offset: start)
+            let shown =
+                (0x21..<0x7F).contains(escaped)
+                ? "\\\(Character(Unicode.Scalar(escaped)))" : "\\ followed by \(describe(escaped))"
+            throw JSONSyntaxError(message: "invalid escape \(shown) in a string", offset: start)
         }
     }
 

@@ -36,6 +36,9 @@ public struct Step: Sendable {
     public var timeout: Double?
     /// Whether a failure is only a warning, letting dependents run.
     public var continueOnError: Bool
+    /// Whether the step runs even when steps it depends on failed or were skipped: for
+    /// clean-up.
+    public var always: Bool
     /// Where the step is in the file.
     public var pointer: JSONPointer
     public var location: SourceLocation

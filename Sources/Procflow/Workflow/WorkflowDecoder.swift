@@ -10,7 +10,7 @@ struct WorkflowDecoder {
     ]
     static let commonFields = [
         "id", "kind", "description", "dependsOn", "input", "when", "mutex", "retry", "timeout",
-        "continueOnError",
+        "continueOnError", "always",
     ]
     static let kindFields: [String: [String]] = [
         "shell": ["run", "argv", "cwd", "env", "inputs", "output"],
@@ -111,6 +111,7 @@ struct WorkflowDecoder {
         let retry = object.node("retry").flatMap { decodeRetry($0.node, at: $0.pointer) }
         let timeout = object.number("timeout", in: 0.001...Double.greatestFiniteMagnitude)
         let continueOnError = object.bool("continueOnError") ?? false
+        let always = object.bool("always") ?? false
 
         var kind: Step.Kind?
         switch kindName {
@@ -142,7 +143,7 @@ struct WorkflowDecoder {
         return Step(
             id: id, description: description, kind: kind, dependsOn: dependsOn, input: input,
             when: when, mutex: mutex, retry: retry, timeout: timeout,
-            continueOnError: continueOnError,
+            continueOnError: continueOnError, always: always,
             pointer: pointer, location: report.location(of: object.offset))
     }
 

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+@testable import Procflow
+
+@Suite("JSON parser")
+struct JSONParserTests {
+
+    private func parse(_ text: String) -> JSONValue? {
+        try? JSONParser.parse(Array(text.utf8)).plain
+    }
+
+    private func error(_ bytes: [UInt8]) -> String? {
+        do {
+            _ = try JSONParser.parse(bytes)
+            return nil
+        } catch {
+            let location = SourceText(bytes: bytes).location(ofOffset: error.offset)
+            return "\(location.line):\(location.column): \(error.message)"
+        }
+    }
+
+    private func error(_ text: String) -> String? {
+        error(Array(text.utf8))
+    }
+
+    @Test func parsesEveryKindOfValue() {
+        #expect(
+            parse(#"{"a": [1, -2.5e3, true, false, null, "x\n\u00e9\ud83d\ude00"], "b": {}}"#)
+                == .object([
+                    "a": .array([
+                        .number(1), .number(-2500), .bool(true), .bool(false), .null,
+                        .string("x\né😀"),
+                    ]),
+                    "b": .object([:]),
+                ]))
+    }
+
+    @Test func skipsAByteOrderMark() {
+        #expect(
+            (try? JSONParser.parse([0xEF, 0xBB, 0xBF] + Array("{}".utf8)))?.plain == .object([:]))
+    }
+
+    @Test(arguments: [
+        ("", "1:1: the file is empty: expected a JSON object"),
+        ("   \n  ", "2:3: the file is empty: expected a JSON object"),
+        ("{", "1:2: expected '\"' to start an object key, found the end of the file"),
+        (
+            "{\"a\": [1, 2",
+            "1:12: expected ',' or ']' after an array element, found the end of the file"
+        ),
+        ("{\"a\" 1}", "1:6: expected ':' after the object key \"a\", found '1'"),
+        ("{\"a\": tru}", "1:7: expected a value, found 't'"),
+        ("{\"a\": 01}", "1:7: invalid number 01"),
+        (
+            "{\"a\": \"x\ny\"}",
+            "1:9: control character U+000A in a string (a line break: write \\n)"
+        ),
+        ("{\"a\": \"\\q\"}", "1:8: invalid escape \\q in a string"),
+        ("{\"a\": \"\\ud800\"}", "1:8: unpaired surrogate in \\u escape"),
+        ("{} x", "1:4: unexpected 'x' after the end of the JSON value"),
+        ("{\"a\": \"unterminated", "1:7: unterminated string"),
+    ])
+    func reportsWhereTheSyntaxBreaks(text: String, expected: String) {
+        #expect(error(text) == expected)
+    }
+
+    @Test func rejectsInvalidUTF8WithItsLocation() {
+        let bytes = Array("{\"name\": \"ab".utf8) + [0xFF, 0xFE] + Array("\"}".utf8)
+        #expect(error(bytes) == "1:13: invalid UTF-8 in a string")
+    }
+
+    @Test func columnsCountCharactersNotBytes() {
+        #expect(error("{\"é\": [1,]}") == "1:10: expected a value, found ']'")
+    }
+
+    @Test func tenThousandLevelsOfNestingAreAnErrorNotACrash() {
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        #expect(
+            error("{\"a\": \(deep)}") == "1:262: arrays and objects nest deeper than 256 levels")
+        let deepObjects =
+            String(repeating: "{\"a\":", count: 10_000) + "1"
+            + String(repeating: "}", count: 10_000)
+        #expect(
+            error(deepObjects)?.hasSuffix("arrays and objects nest deeper than 256 levels") == true)
+    }
+
+    @Test func aHundredMegabyteStringParsesInLinearTime() throws {
+        let prefix = Array("{\"description\": \"".utf8)
+        var bytes = [UInt8](repeating: UInt8(ascii: "x"), count: prefix.count + (100 << 20) + 2)
+        bytes.replaceSubrange(0..<prefix.count, with: prefix)
+        bytes[bytes.count - 2] = UInt8(ascii: "\"")
+        bytes[bytes.count - 1] = UInt8(ascii: "}")
+        let started = Date()
+        let value = try JSONParser.parse(bytes)
+        guard case .object(let members) = value.value,
+            case .string(let text) = members[0].value.value
+        else {
+            Issue.record("not parsed as an object with a string")
+            return
+        }
+        #expect(text.utf8.count == 100 << 20)
+        // A loose bound: a quadratic parser would take hours.
+        #expect(Date().timeIntervalSince(started) < 60)
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import ProcedureKit
+import Testing
+
+@testable import Procflow
+
+/// Loads `json` as a workflow file named `test.json`.
+func loadWorkflow(_ json: String, overrides: [(name: String, value: String)] = []) -> Result<
+    Workflow, WorkflowErrors
+> {
+    Result { () throws(WorkflowErrors) in
+        try WorkflowLoader.load(bytes: Array(json.utf8), file: "test.json", overrides: overrides)
+    }
+}
+
+/// The diagnostics `json` produces, as printed; empty if it is valid.
+func diagnostics(_ json: String, overrides: [(name: String, value: String)] = []) -> [String] {
+    switch loadWorkflow(json, overrides: overrides) {
+    case .success: return []
+    case .failure(let errors): return errors.diagnostics.map(\.description)
+    }
+}
+
+/// A workflow file around `procedures` (a JSON array's content).
+func workflow(_ procedures: String, extra: String = "") -> String {
+    "{\(extra)\"procedures\": [\(procedures)]}"
+}
+
+/// The package's root directory.
+let packageRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+/// The directory of this test target's fixtures.
+let fixtures = packageRoot.appendingPathComponent("Tests/ProcflowTests/Fixtures")
+
+/// The `procflow` binary built next to the test bundle.
+let procflowBinary: URL = {
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var directory = executable.deletingLastPathComponent()
+    while directory.path != "/" {
+        let candidate = directory.appendingPathComponent("procflow")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory = directory.deletingLastPathComponent()
+    }
+    return packageRoot.appendingPathComponent(".build/debug/procflow")
+}()
+
+/// What a run of the binary printed and how it ended.
+struct CommandResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the `procflow` binary with `arguments` and waits for it (with a time limit).
+func runProcflow(
+    _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+    stdin: Data? = nil, timeout: TimeInterval = 120
+) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = procflowBinary
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    var env = ProcessInfo.processInfo.environment
+    env["NO_COLOR"] = "1"
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let output = Pipe()
+    let error = Pipe()
+    let input = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = input
+    let finished = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in finished.signal() }
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(stdin) }
+    try? input.fileHandleForWriting.close()
+    let collected = Locked((Data(), Data()))
+    let readers = DispatchGroup()
+    for (index, pipe) in [output, error].enumerated() {
+        readers.enter()
+        DispatchQueue.global().async {
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            collected.withLock { if index == 0 { $0.0 = data } else { $0.1 = data } }
+            readers.leave()
+        }
+    }
+    if finished.wait(timeout: .now() + timeout) == .timedOut {
+        process.terminate()
+        _ = finished.wait(timeout: .now() + 5)
+        Issue.record("procflow \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
+    }
+    _ = readers.wait(timeout: .now() + 10)
+    let (stdout, stderr) = collected.withLock { $0 }
+    return CommandResult(
+        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+        stderr: String(decoding: stderr, as: UTF8.self))
+}
+
+/// A fresh temporary directory, removed when the test process exits is not guaranteed: tests
+/// remove it themselves.
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "procflow-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
