@@ -36,21 +36,60 @@ def short(text, limit=160):
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def required_alternatives(error):
+    """For a oneOf/anyOf whose alternatives are all {"required": [name]}: the names."""
+    alternatives = error.validator_value
+    if error.validator not in ("oneOf", "anyOf") or not isinstance(alternatives, list):
+        return None
+    if not all(isinstance(a, dict) and list(a) == ["required"] for a in alternatives):
+        return None
+    return [name for alternative in alternatives for name in alternative["required"]]
+
+
+def message(error):
+    """The error's message, in the schema's own words where it has some."""
+    names = required_alternatives(error)
+    if names is not None and isinstance(error.instance, dict):
+        quoted = ", ".join(f'"{name}"' for name in names)
+        present = [name for name in names if name in error.instance]
+        if not present:
+            return f"needs one of {quoted}"
+        return f"give only one of {', '.join(repr(name) for name in present)}"
+    if error.validator == "not" and isinstance(error.schema, dict):
+        if "errorMessage" in error.schema:
+            return error.schema["errorMessage"]
+    if error.validator == "pattern" and isinstance(error.schema, dict):
+        if "patternErrorMessage" in error.schema:
+            return f"{short(repr(error.instance), 60)}: {error.schema['patternErrorMessage']}"
+    return short(error.message)
+
+
 def describe(error):
-    """One line per problem; for oneOf/anyOf failures, the closest alternative's problems."""
-    lines = [f"{pointer(error.absolute_path) or '(root)'}: {short(error.message)}"]
-    if error.context and error.validator in ("oneOf", "anyOf"):
-        # Group sub-errors by alternative and show the one that got furthest.
-        by_branch = {}
+    """One line per problem; for a failed oneOf/anyOf, also the closest alternative's."""
+    lines = [f"{pointer(error.absolute_path) or '(root)'}: {message(error)}"]
+    if error.context and required_alternatives(error) is None:
+        # Group the sub-errors by alternative; show the alternative that got furthest into
+        # the value, or else the one with the fewest problems.
+        by_alternative = {}
         for sub in error.context:
-            by_branch.setdefault(sub.schema_path[0], []).append(sub)
-        deepest = max(
-            by_branch.values(), key=lambda subs: max(len(sub.absolute_path) for sub in subs)
+            by_alternative.setdefault(sub.schema_path[0], []).append(sub)
+        closest = max(
+            by_alternative.values(),
+            key=lambda subs: (max(len(sub.absolute_path) for sub in subs), -len(subs)),
         )
-        if any(len(sub.absolute_path) > len(error.absolute_path) for sub in deepest):
-            for sub in deepest:
-                lines.extend("  " + line for line in describe(sub))
+        for sub in closest:
+            lines.extend("  " + line for line in describe(sub))
     return lines
+
+
+def relevant(errors):
+    """The errors in document order, less those about a value whose type is already wrong."""
+    errors = list(errors)
+    mistyped = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
+    kept = [
+        e for e in errors if e.validator == "type" or tuple(e.absolute_path) not in mistyped
+    ]
+    return sorted(kept, key=lambda e: [str(token) for token in e.absolute_path])
 
 
 def load_json(path):
@@ -91,7 +130,7 @@ def main(arguments):
             print(f"error: {path}: {error}")
             failed = True
             continue
-        errors = sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path)))
+        errors = relevant(validator.iter_errors(instance))
         if not errors:
             print(f"ok: {path}")
             continue

@@ -169,16 +169,14 @@ enum ValidateCommand {
         else {
             return CommandLineTool.ExitStatus.usage
         }
-        let graph = WorkflowGraph(workflow)
-        let count = graph.nodes.count
-        let containers = graph.nodes.filter(\.isContainer).count
-        var summary =
-            "\(workflow.path): valid workflow \"\(workflow.name)\": \(count) procedure\(count == 1 ? "" : "s")"
-        if containers > 0 {
-            summary +=
-                " (\(containers) group\(containers == 1 ? "" : "s") or branch\(containers == 1 ? "" : "es"))"
+        let counts = workflow.counts
+        var summary = "\(workflow.path): valid workflow \"\(workflow.name)\": "
+        summary += plural(counts.steps, "procedure")
+        if counts.containers > 0 {
+            summary += " (\(counts.containers) group\(counts.containers == 1 ? "" : "s") or branch"
+            summary += counts.containers == 1 ? ")" : "es)"
         }
-        summary += ", \(graph.edges.count) edge\(graph.edges.count == 1 ? "" : "s")"
+        summary += ", " + plural(counts.edges, "edge")
         console.write(summary + "\n")
         return CommandLineTool.ExitStatus.success
     }
@@ -212,4 +210,9 @@ enum GraphCommand {
         console.write(format.render(WorkflowGraph(workflow)))
         return CommandLineTool.ExitStatus.success
     }
+}
+
+/// "1 procedure", "2 procedures".
+func plural(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
 }

@@ -98,7 +98,7 @@ public struct WorkflowGraph: Sendable {
         case .branch: label = "on"
         case .condition: label = "when"
         }
-        if let select, !select.tokens.isEmpty { label += " \(select)" }
+        if let select, !select.isRoot { label += " \(select)" }
         return label
     }
 }

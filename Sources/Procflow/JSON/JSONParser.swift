@@ -53,9 +53,15 @@ struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
 
-    private enum Frame {
-        case array(offset: Int, items: [JSONNode])
-        case object(offset: Int, members: [JSONNode.Member], key: String, keyOffset: Int)
+    /// An array or object being read. Mutated in place on the stack, so that appending to it
+    /// never copies what it holds.
+    private struct Frame {
+        let isObject: Bool
+        let offset: Int
+        var items: [JSONNode] = []
+        var members: [JSONNode.Member] = []
+        var key = ""
+        var keyOffset = 0
     }
 
     static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
@@ -91,7 +97,7 @@ struct JSONParser {
                 } else {
                     let (key, keyOffset) = try parseKey()
                     stack.append(
-                        .object(offset: start, members: [], key: key, keyOffset: keyOffset))
+                        Frame(isObject: true, offset: start, key: key, keyOffset: keyOffset))
                     continue
                 }
             case UInt8(ascii: "["):
@@ -102,7 +108,7 @@ struct JSONParser {
                     index += 1
                     node = JSONNode(value: .array([]), offset: start)
                 } else {
-                    stack.append(.array(offset: start, items: []))
+                    stack.append(Frame(isObject: false, offset: start))
                     continue
                 }
             default:
@@ -110,7 +116,7 @@ struct JSONParser {
             }
             // Have a value: attach it, closing containers as they end.
             while true {
-                guard let frame = stack.popLast() else {
+                guard !stack.isEmpty else {
                     skipWhitespace()
                     guard index == bytes.count else {
                         throw JSONSyntaxError(
@@ -119,42 +125,42 @@ struct JSONParser {
                     }
                     return node
                 }
+                let top = stack.count - 1
                 skipWhitespace()
-                switch frame {
-                case .array(let offset, var items):
-                    items.append(node)
-                    switch peek() {
-                    case UInt8(ascii: ","):
-                        index += 1
-                        stack.append(.array(offset: offset, items: items))
-                    case UInt8(ascii: "]"):
-                        index += 1
-                        node = JSONNode(value: .array(items), offset: offset)
-                        continue
-                    default:
-                        throw JSONSyntaxError(
-                            message:
-                                "expected ',' or ']' after an array element, found \(describeNext())",
-                            offset: index)
-                    }
-                case .object(let offset, var members, let key, let keyOffset):
-                    members.append(JSONNode.Member(key: key, keyOffset: keyOffset, value: node))
+                if stack[top].isObject {
+                    stack[top].members.append(
+                        JSONNode.Member(
+                            key: stack[top].key, keyOffset: stack[top].keyOffset, value: node))
                     switch peek() {
                     case UInt8(ascii: ","):
                         index += 1
                         skipWhitespace()
-                        let (key, keyOffset) = try parseKey()
-                        stack.append(
-                            .object(
-                                offset: offset, members: members, key: key, keyOffset: keyOffset))
+                        (stack[top].key, stack[top].keyOffset) = try parseKey()
                     case UInt8(ascii: "}"):
                         index += 1
-                        node = JSONNode(value: .object(members), offset: offset)
+                        let frame = stack.removeLast()
+                        node = JSONNode(value: .object(frame.members), offset: frame.offset)
                         continue
                     default:
                         throw JSONSyntaxError(
                             message:
                                 "expected ',' or '}' after an object member, found \(describeNext())",
+                            offset: index)
+                    }
+                } else {
+                    stack[top].items.append(node)
+                    switch peek() {
+                    case UInt8(ascii: ","):
+                        index += 1
+                    case UInt8(ascii: "]"):
+                        index += 1
+                        let frame = stack.removeLast()
+                        node = JSONNode(value: .array(frame.items), offset: frame.offset)
+                        continue
+                    default:
+                        throw JSONSyntaxError(
+                            message:
+                                "expected ',' or ']' after an array element, found \(describeNext())",
                             offset: index)
                     }
                 }

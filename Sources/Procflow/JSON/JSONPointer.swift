@@ -1,14 +1,55 @@
 /// A JSON Pointer (RFC 6901): `/procedures/3/dependsOn/0`.
+///
+/// Stored as a chain from the last token back to the root, so that extending a pointer — which
+/// the workflow loader does for every value it reads — allocates one small node and copies
+/// nothing.
 public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
-    /// The unescaped reference tokens.
-    public private(set) var tokens: [String]
+    private final class Token: Sendable {
+        let parent: Token?
+        let value: String
+
+        init(parent: Token?, value: String) {
+            self.parent = parent
+            self.value = value
+        }
+    }
+
+    private let last: Token?
+
+    /// The unescaped reference tokens, from the root.
+    public var tokens: [String] {
+        var tokens: [String] = []
+        var token = last
+        while let current = token {
+            tokens.append(current.value)
+            token = current.parent
+        }
+        return tokens.reversed()
+    }
 
     /// The pointer to the whole document.
     public static let root = JSONPointer(tokens: [])
 
     public init(tokens: [String]) {
-        self.tokens = tokens
+        var last: Token?
+        for token in tokens { last = Token(parent: last, value: token) }
+        self.last = last
     }
+
+    private init(last: Token?) {
+        self.last = last
+    }
+
+    public static func == (lhs: JSONPointer, rhs: JSONPointer) -> Bool {
+        lhs.last === rhs.last || lhs.tokens == rhs.tokens
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(tokens)
+    }
+
+    /// Whether this is the pointer to the whole document.
+    public var isRoot: Bool { last == nil }
 
     /// Parses `text`; `nil` if it is not a JSON Pointer.
     public init?(parsing text: String) {
@@ -39,7 +80,7 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
 
     /// This pointer extended by `token`.
     public func appending(_ token: String) -> JSONPointer {
-        JSONPointer(tokens: tokens + [token])
+        JSONPointer(last: Token(parent: last, value: token))
     }
 
     /// This pointer extended by an array index.

@@ -26,7 +26,7 @@ public struct Diagnostic: Error, Sendable, CustomStringConvertible, Equatable {
         if let location { prefix += ":\(location.line):\(location.column)" }
         let label = colored ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
         var text = "\(prefix): \(label) "
-        if let pointer, !pointer.tokens.isEmpty { text += "\(pointer): " }
+        if let pointer, !pointer.isRoot { text += "\(pointer): " }
         return text + message
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Reads the members of one JSON object of a workflow file, reporting wrong types, missing
 /// fields and, at the end, fields nobody read.
 struct ObjectReader {
@@ -7,8 +5,10 @@ struct ObjectReader {
     let offset: Int
     private let report: DecodingContext
     private let members: [JSONNode.Member]
-    private var index: [String: Int] = [:]
-    private var read: Set<String> = []
+    /// For large objects only: the position of each key's first occurrence. Small ones (all
+    /// of a sane workflow's) are searched linearly, which is faster than hashing.
+    private let index: [String: Int]?
+    private var isRead: [Bool]
 
     /// Reads `node` as an object, or reports what it is instead and returns `nil`.
     init?(_ node: JSONNode, at pointer: JSONPointer, report: DecodingContext, expected: String) {
@@ -21,26 +21,38 @@ struct ObjectReader {
         self.offset = node.offset
         self.report = report
         self.members = members
+        isRead = Array(repeating: false, count: members.count)
+        var index: [String: Int]? = members.count > 16 ? [:] : nil
         for (position, member) in members.enumerated() {
-            if index[member.key] != nil {
+            let first =
+                index.map { $0[member.key] }
+                ?? members[..<position].firstIndex { $0.key == member.key }
+            if first != nil {
                 report.error(
                     "duplicate field \"\(member.key)\"", at: member.keyOffset,
                     pointer.appending(member.key))
+                isRead[position] = true  // reported already
             } else {
-                index[member.key] = position
+                index?[member.key] = position
             }
         }
+        self.index = index
+    }
+
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return members.firstIndex { $0.key == key }
     }
 
     /// The keys present, in file order.
     var keys: [String] { members.map(\.key) }
 
-    func has(_ key: String) -> Bool { index[key] != nil }
+    func has(_ key: String) -> Bool { position(of: key) != nil }
 
     /// The value of `key`, marking it read.
     mutating func node(_ key: String) -> (node: JSONNode, pointer: JSONPointer)? {
-        guard let position = index[key] else { return nil }
-        read.insert(key)
+        guard let position = position(of: key) else { return nil }
+        isRead[position] = true
         return (members[position].value, pointer.appending(key))
     }
 
@@ -68,7 +80,7 @@ struct ObjectReader {
             }
             string = filled
         }
-        if nonEmpty, string.trimmingCharacters(in: .whitespaces).isEmpty {
+        if nonEmpty, string.allSatisfy(\.isWhitespace) {
             report.error("\"\(key)\" must not be empty", at: node.offset, pointer)
             return nil
         }
@@ -228,11 +240,15 @@ struct ObjectReader {
 
     /// Reports every field that was not read: unknown ones with a suggestion, and ones that
     /// belong to another kind of object with that said.
-    func reportUnread(in context: String, allowed: [String], elsewhere: [String: String] = [:]) {
-        for member in members where !read.contains(member.key) && index[member.key] != nil {
+    ///
+    /// - Parameter owner: for a field this object may not have, what does have it, if anything.
+    func reportUnread(
+        in context: String, allowed: [String], owner: (String) -> String? = { _ in nil }
+    ) {
+        for (position, member) in members.enumerated() where !isRead[position] {
             let memberPointer = pointer.appending(member.key)
             if allowed.contains(member.key) { continue }
-            if let owner = elsewhere[member.key] {
+            if let owner = owner(member.key) {
                 report.error(
                     "field \"\(member.key)\" does not apply to \(context) (it belongs to \(owner))",
                     at: member.keyOffset, memberPointer)

@@ -17,6 +17,35 @@ public struct Workflow: Sendable {
     public var steps: [Step]
 }
 
+extension Workflow {
+    /// How many steps the workflow has, how many of them hold others, and how many edges join
+    /// them (dependencies, wires and group bindings), as `procflow graph` draws them.
+    public var counts: (steps: Int, containers: Int, edges: Int) {
+        var counts = (steps: 0, containers: 0, edges: 0)
+        func count(_ steps: [Step]) {
+            for step in steps {
+                counts.steps += 1
+                counts.edges += step.dependsOn.count + step.wireCount
+                switch step.kind {
+                case .group(let group):
+                    counts.containers += 1
+                    counts.edges +=
+                        (group.inputTo == nil ? 0 : 1) + (group.outputFrom == nil ? 0 : 1)
+                    count(group.steps)
+                case .branch(let branch):
+                    counts.containers += 1
+                    for branchCase in branch.cases { count(branchCase.steps) }
+                    count(branch.otherwise)
+                default:
+                    break
+                }
+            }
+        }
+        count(steps)
+        return counts
+    }
+}
+
 /// A procedure described in a workflow file.
 public struct Step: Sendable {
     public var id: String
@@ -254,6 +283,14 @@ public struct Retry: Sendable {
 }
 
 extension Step {
+    /// How many wires the step reads, without listing them.
+    var wireCount: Int {
+        var count = (input == nil ? 0 : 1) + (when?.wires.count ?? 0)
+        if case .shell(let shell) = kind { count += shell.inputs.count }
+        if case .branch = kind { count += 1 }
+        return count
+    }
+
     /// Every wire the step reads: its input, a shell step's named inputs, a branch's `on`,
     /// its condition's.
     public var wires: [(wire: Wire, role: WireRole)] {

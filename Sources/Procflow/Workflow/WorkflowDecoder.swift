@@ -22,6 +22,33 @@ struct WorkflowDecoder {
         "group": ["procedures", "inputTo", "outputFrom", "maxConcurrency"],
         "branch": ["on", "cases", "otherwise"],
     ]
+    static let kindOrder = ["shell", "http", "file", "group", "branch"]
+    /// The fields a procedure of each kind may have; under "", those of any kind.
+    static let allowedFields: [String: [String]] = {
+        var allowed = [
+            "": commonFields
+                + kindOrder.flatMap { kindFields[$0]! }.reduce(into: []) {
+                    if !$0.contains($1) { $0.append($1) }
+                }
+        ]
+        for kind in kindOrder { allowed[kind] = commonFields + kindFields[kind]! }
+        return allowed
+    }()
+    /// For each kind-specific field, the kinds that have it, in a fixed order.
+    static let fieldOwners: [String: [String]] = {
+        var owners: [String: [String]] = [:]
+        for kind in kindOrder {
+            for field in kindFields[kind]! { owners[field, default: []].append(kind) }
+        }
+        return owners
+    }()
+
+    /// "a", "a and b", "a, b and c".
+    static func list(_ items: [String]) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " and " + items.last!
+    }
+
     static let fileOperationFields: [String: [String]] = [
         "read": ["path", "output"],
         "write": ["path", "content"],
@@ -125,19 +152,11 @@ struct WorkflowDecoder {
         let context =
             kindName.map { "\($0 == .http ? "an" : "a") \($0.rawValue) procedure" } ?? "a procedure"
         // Without a known kind, any kind's fields may be meant: only report true unknowns.
-        let allowed =
-            Self.commonFields
-            + (kindName.map { Self.kindFields[$0.rawValue]! }
-                ?? Self.kindFields.values.flatMap { $0 })
-        var elsewhere: [String: String] = [:]
-        if kindName != nil {
-            for (other, fields) in Self.kindFields where other != kindName?.rawValue {
-                for field in fields where !allowed.contains(field) {
-                    elsewhere[field] = elsewhere[field] ?? "\(other) procedures"
-                }
-            }
+        let allowed = Self.allowedFields[kindName?.rawValue ?? ""]!
+        object.reportUnread(in: context, allowed: allowed) { field in
+            guard kindName != nil, let owners = Self.fieldOwners[field] else { return nil }
+            return Self.list(owners.map { "\($0)" }) + " procedures"
         }
-        object.reportUnread(in: context, allowed: allowed, elsewhere: elsewhere)
 
         guard let id, let kind else { return nil }
         return Step(

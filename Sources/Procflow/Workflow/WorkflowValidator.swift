@@ -8,43 +8,47 @@ struct WorkflowValidator {
     /// Everything known about one step for checking references.
     struct StepInfo {
         let step: Step
-        /// The group or branch the step is in.
-        let parent: String?
+        /// The position of the group or branch the step is in.
+        let parent: Int?
         /// The branch cases the step is inside, outermost first (branch id and case index).
         let cases: [String]
+        let wires: [(wire: Wire, role: WireRole)]
     }
 
-    private(set) var steps: [String: StepInfo] = [:]
-    private var order: [String] = []
+    /// Every step, in file order (depth first), and where each id is in that list.
+    private var infos: [StepInfo] = []
+    private var positions: [String: Int] = [:]
 
     init(workflow: Workflow, report: DecodingContext) {
         self.workflow = workflow
         self.report = report
+        positions.reserveCapacity(report.declaredIDs.count)
+        infos.reserveCapacity(report.declaredIDs.count)
     }
 
     mutating func validate() {
         index(workflow.steps, parent: nil, cases: [])
-        for id in order { check(steps[id]!) }
+        for position in infos.indices { check(infos[position]) }
         checkCycles()
     }
 
     // MARK: - Ids
 
-    private mutating func index(_ list: [Step], parent: String?, cases: [String]) {
+    private mutating func index(_ list: [Step], parent: Int?, cases: [String]) {
         for step in list {
             // Duplicate ids were reported, and dropped, by the decoder.
-            steps[step.id] = StepInfo(step: step, parent: parent, cases: cases)
-            order.append(step.id)
+            let position = infos.count
+            positions[step.id] = position
+            infos.append(StepInfo(step: step, parent: parent, cases: cases, wires: step.wires))
             switch step.kind {
             case .group(let group):
-                index(group.steps, parent: step.id, cases: cases)
+                index(group.steps, parent: position, cases: cases)
             case .branch(let branch):
-                for (position, branchCase) in branch.cases.enumerated() {
+                for (number, branchCase) in branch.cases.enumerated() {
                     index(
-                        branchCase.steps, parent: step.id, cases: cases + ["\(step.id)#\(position)"]
-                    )
+                        branchCase.steps, parent: position, cases: cases + ["\(step.id)#\(number)"])
                 }
-                index(branch.otherwise, parent: step.id, cases: cases + ["\(step.id)#otherwise"])
+                index(branch.otherwise, parent: position, cases: cases + ["\(step.id)#otherwise"])
             default:
                 break
             }
@@ -58,11 +62,11 @@ struct WorkflowValidator {
         for reference in step.dependsOn {
             _ = resolve(reference, from: info, what: "depend on")
         }
-        for (wire, role) in step.wires {
+        for (wire, _) in info.wires {
             guard let source = resolve(wire.from, from: info, what: "take data from") else {
                 continue
             }
-            checkWire(wire, role: role, source: source.step)
+            checkWire(wire, source: source.step)
         }
         checkInput(of: info)
         switch step.kind {
@@ -77,10 +81,10 @@ struct WorkflowValidator {
     /// Finds the step `reference` names, reporting unknown ids, self references and steps
     /// that may never run (inside a branch case the referrer is not in).
     private func resolve(_ reference: Reference, from info: StepInfo, what: String) -> StepInfo? {
-        guard let target = steps[reference.id] else {
+        guard let target = positions[reference.id].map({ infos[$0] }) else {
             guard report.declaredIDs[reference.id] == nil else { return nil }
             report.error(
-                "unknown procedure \"\(reference.id)\"\(Suggestion.hint(for: reference.id, in: order))",
+                "unknown procedure \"\(reference.id)\"\(Suggestion.hint(for: reference.id, in: infos.lazy.map(\.step.id)))",
                 location: reference.location, reference.pointer)
             return nil
         }
@@ -100,7 +104,7 @@ struct WorkflowValidator {
         return target
     }
 
-    private func checkWire(_ wire: Wire, role: WireRole, source: Step) {
+    private func checkWire(_ wire: Wire, source: Step) {
         let format = source.outputFormat
         guard format != .none else {
             let fix: String
@@ -114,13 +118,10 @@ struct WorkflowValidator {
                 wire.from.pointer)
             return
         }
-        if let select = wire.select, !select.tokens.isEmpty, format != .json {
+        if let select = wire.select, !select.isRoot, format != .json {
             report.error(
                 "cannot select \(select) from \"\(source.id)\": its output is text, not JSON\(source.canGiveJSON ? " (set \"output\": \"json\" on it)" : "")",
                 location: wire.location, wire.pointer.appending("select"))
-        }
-        if case .branch = role, wire.select == nil, format == .text {
-            return
         }
     }
 
@@ -128,14 +129,14 @@ struct WorkflowValidator {
     private func checkInput(of info: StepInfo) {
         let step = info.step
         let receivesFromGroup =
-            info.parent.flatMap { steps[$0] }.map { parent -> Bool in
+            info.parent.map { infos[$0] }.map { parent -> Bool in
                 if case .group(let group) = parent.step.kind { return group.inputTo?.id == step.id }
                 return false
             } ?? false
         let hasInput = step.input != nil || receivesFromGroup
         if step.input != nil, receivesFromGroup {
             report.error(
-                "\"\(step.id)\" receives the input of its group \"\(info.parent!)\", so it cannot have its own \"input\"",
+                "\"\(step.id)\" receives the input of its group \"\(infos[info.parent!].step.id)\", so it cannot have its own \"input\"",
                 location: step.location, step.pointer.appending("input"))
         }
         func needs(_ what: String) {
@@ -194,7 +195,7 @@ struct WorkflowValidator {
     private func checkBinding(_ reference: Reference?, in step: Step, group: Group, isInput: Bool) {
         guard let reference else { return }
         guard let child = group.steps.first(where: { $0.id == reference.id }) else {
-            let known = steps[reference.id] != nil
+            let known = positions[reference.id] != nil
             report.error(
                 known
                     ? "\"\(reference.id)\" is not a procedure of the group \"\(step.id)\": bind a direct child"
@@ -219,45 +220,39 @@ struct WorkflowValidator {
     /// children start after it starts and it ends after they end, so a child that depends on
     /// its own group is a cycle too.
     private func checkCycles() {
-        var nodeIndex: [String: (start: Int, end: Int)] = [:]
-        var names: [String] = []
-        for id in order {
-            let step = steps[id]!.step
-            let start = names.count
-            names.append(id)
-            if step.children.isEmpty {
-                nodeIndex[id] = (start, start)
-            } else {
-                names.append(id)
-                nodeIndex[id] = (start, start + 1)
+        // Node numbers: each step's start, and for containers a second node, its end.
+        var start = [Int](repeating: 0, count: infos.count)
+        var end = [Int](repeating: 0, count: infos.count)
+        var owners: [Int] = []
+        for position in infos.indices {
+            start[position] = owners.count
+            owners.append(position)
+            if infos[position].step.isContainer {
+                owners.append(position)
             }
+            end[position] = owners.count - 1
         }
         // edges[u] lists v where v waits for u.
-        var edges = [[Int]](repeating: [], count: names.count)
-        var edgeOrigin: [Int: Reference] = [:]
-        for id in order {
-            let info = steps[id]!
-            let me = nodeIndex[id]!
-            var references = info.step.dependsOn
-            references += info.step.wires.map(\.wire.from)
-            for reference in references {
-                guard let other = nodeIndex[reference.id], reference.id != id else { continue }
-                edges[other.end].append(me.start)
-                if edgeOrigin[me.start] == nil { edgeOrigin[me.start] = reference }
+        var edges = [[Int]](repeating: [], count: owners.count)
+        for position in infos.indices {
+            func waitFor(_ id: String) {
+                guard let other = positions[id], other != position else { return }
+                edges[end[other]].append(start[position])
             }
-            if let parent = info.parent, let group = nodeIndex[parent] {
-                edges[group.start].append(me.start)
-                edges[me.end].append(group.end)
+            for reference in infos[position].step.dependsOn { waitFor(reference.id) }
+            for wire in infos[position].wires { waitFor(wire.wire.from.id) }
+            if let parent = infos[position].parent {
+                edges[start[parent]].append(start[position])
+                edges[end[position]].append(end[parent])
             }
         }
         guard let cycle = findCycle(edges) else { return }
-        var path: [String] = []
-        for node in cycle where path.last != names[node] { path.append(names[node]) }
+        var path: [Int] = []
+        for node in cycle where path.last != owners[node] { path.append(owners[node]) }
         if path.count > 1, path.first == path.last { path.removeLast() }
-        let text = (path + [path[0]]).joined(separator: " -> ")
-        let culprit = steps[path[0]]!.step
-        report.error(
-            "dependency cycle: \(text)", location: culprit.location, culprit.pointer)
+        let text = (path + [path[0]]).map { infos[$0].step.id }.joined(separator: " -> ")
+        let culprit = infos[path[0]].step
+        report.error("dependency cycle: \(text)", location: culprit.location, culprit.pointer)
     }
 
     /// A cycle in the graph, as a list of nodes from one back to itself; iterative DFS.
