@@ -1,6 +1,6 @@
 /// A workflow file, loaded and checked: what to run, in what order, with what data.
 ///
-/// The format is documented in `docs/workflow-format.md`, and its JSON Schema is
+/// The format is documented in `workflows/README.md`, and its JSON Schema is
 /// `workflows/procflow.schema.json`.
 public struct Workflow: Sendable {
     /// The path of the file, as given.

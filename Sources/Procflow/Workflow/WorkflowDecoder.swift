@@ -353,7 +353,9 @@ struct WorkflowDecoder {
         }
         var method = "GET"
         if let (node, pointer) = object.node("method") {
-            if case .string(let name) = node.value, Self.httpMethods.contains(name.uppercased()) {
+            if case .string(let name) = node.value, name.allSatisfy(\.isASCII),
+                Self.httpMethods.contains(name.uppercased())
+            {
                 method = name.uppercased()
             } else {
                 let found =
