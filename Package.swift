@@ -9,7 +9,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "ProcedureKit"),
-        .target(name: "Procflow", dependencies: ["ProcedureKit"]),
+        .target(name: "CProcflow"),
+        .target(name: "Procflow", dependencies: ["ProcedureKit", "CProcflow"]),
         .executableTarget(name: "procflow", dependencies: ["Procflow"]),
         .executableTarget(
             name: "ProcedureKitBenchmark",

@@ -179,3 +179,47 @@ struct ResultInjectionTests {
         #expect(throws: TestError.self) { try ProcedureResult<Int>.failure(TestError()).get() }
     }
 }
+
+@Suite("Injection into any procedure")
+struct InjectionIntoTests {
+
+    /// A procedure with several named values instead of one input.
+    final class Collector: Procedure, @unchecked Sendable {
+        let values = Locked([String: Int]())
+        let seenAtExecute = Locked([String: Int]())
+        override func execute() {
+            seenAtExecute.withLock { $0 = values.withLock { $0 } }
+            finish()
+        }
+    }
+
+    @Test func namedValuesArriveBeforeTheReceiverExecutes() {
+        let first = ResultProcedure { 1 }
+        let second = ResultProcedure { 2 }
+        let collector = Collector()
+        collector.injectResult(from: first) { receiver, value in
+            receiver.values.withLock { $0["a"] = value }
+        }
+        collector.injectResult(from: second) { receiver, value in
+            receiver.values.withLock { $0["b"] = value }
+        }
+        let queue = ProcedureQueue()
+        queue.addOperations(collector, first, second)
+        waitUntilIdle(queue)
+        #expect(collector.seenAtExecute.withLock { $0 } == ["a": 1, "b": 2])
+        #expect(collector.dependencies.count == 2)
+    }
+
+    @Test func aFailedDependencyCancelsTheReceiverWithTheUsualMapping() {
+        let failing = ResultProcedure<Int> { throw TestError(tag: "x") }
+        let collector = Collector()
+        collector.injectResult(from: failing) { _, _ in }
+        let thrower = Collector()
+        thrower.injectResult(from: ResultProcedure { 1 }) { _, _ in throw TestError(tag: "inject") }
+        let queue = ProcedureQueue()
+        queue.addOperations([collector, failing, thrower] + thrower.dependencies)
+        waitUntilIdle(queue)
+        #expect((collector.error as? ProcedureKitError)?.context == .dependencyFinishedWithError)
+        #expect(thrower.error as? TestError == TestError(tag: "inject"))
+    }
+}

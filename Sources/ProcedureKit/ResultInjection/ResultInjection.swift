@@ -65,10 +65,10 @@ extension InputProcedure {
         from dependency: Dependency,
         via transform: @escaping @Sendable (Dependency.Output) throws -> Input
     ) -> Self {
-        addDependency(dependency)
-        dependency.addObserver(
-            InjectionObserver<Dependency, Self>(receiver: self, transform: transform))
-        return self
+        injectResult(from: dependency) { receiver, value in
+            receiver.input = .ready(try transform(value))
+            receiver.didInjectInput()
+        }
     }
 
     /// Sets the input of `target` to this procedure's input each time an input is injected
@@ -95,15 +95,36 @@ extension OutputProcedure {
     }
 }
 
-/// Sets the receiver's input from the dependency it observes as that dependency finishes.
+extension ProcedureProtocol {
+    /// Hands the output of `dependency` to `inject` as the dependency finishes, before this
+    /// procedure can become ready: for values that are not the procedure's one input, such as
+    /// one of several named inputs.
+    ///
+    /// Adds `dependency` as a dependency. The failure mapping is that of
+    /// ``InputProcedure/injectResult(from:)``; if `inject` throws, this procedure is cancelled
+    /// with the error it threw.
+    ///
+    /// - Returns: this procedure, so that calls can be chained.
+    @discardableResult
+    public func injectResult<Dependency: OutputProcedure>(
+        from dependency: Dependency,
+        into inject: @escaping @Sendable (Self, Dependency.Output) throws -> Void
+    ) -> Self {
+        addDependency(dependency)
+        dependency.addObserver(InjectionObserver<Dependency, Self>(receiver: self, inject: inject))
+        return self
+    }
+}
+
+/// Hands the output of the dependency it observes to the receiver as that dependency finishes.
 ///
 /// A dedicated observer rather than a block observer: small enough to be stored without a
 /// heap allocation of its own, which matters in long chains.
-private struct InjectionObserver<Dependency: OutputProcedure, Receiver: InputProcedure>:
+private struct InjectionObserver<Dependency: OutputProcedure, Receiver: Procedure>:
     ProcedureObserver
 {
     weak var receiver: Receiver?
-    let transform: @Sendable (Dependency.Output) throws -> Receiver.Input
+    let inject: @Sendable (Receiver, Dependency.Output) throws -> Void
 
     func will(finish procedure: Procedure, with error: (any Error)?) {
         guard let receiver else { return }
@@ -112,8 +133,7 @@ private struct InjectionObserver<Dependency: OutputProcedure, Receiver: InputPro
             receiver.cancel(with: reason)
         case .value(let value):
             do {
-                receiver.input = .ready(try transform(value))
-                receiver.didInjectInput()
+                try inject(receiver, value)
             } catch {
                 receiver.cancel(with: error)
             }

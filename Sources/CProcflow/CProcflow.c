@@ -1,0 +1,18 @@
+#define _GNU_SOURCE
+#include "CProcflow.h"
+
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int procflow_pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    return -1;
+#endif
+}
+
+int procflow_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
+}

@@ -1,0 +1,14 @@
+#ifndef CPROCFLOW_H
+#define CPROCFLOW_H
+
+#include <spawn.h>
+#include <sys/types.h>
+
+/// Opens a file descriptor that becomes readable when process `pid` exits (Linux 5.3+);
+/// -1 with errno set on failure.
+int procflow_pidfd_open(pid_t pid);
+
+/// posix_spawn_file_actions_addchdir_np, which Swift's Glibc module does not expose.
+int procflow_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const char *path);
+
+#endif
