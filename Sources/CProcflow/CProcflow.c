@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CProcflow.h"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,4 +16,8 @@ int procflow_pidfd_open(pid_t pid) {
 
 int procflow_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const char *path) {
     return posix_spawn_file_actions_addchdir_np(actions, path);
+}
+
+int procflow_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
 }

@@ -11,4 +11,7 @@ int procflow_pidfd_open(pid_t pid);
 /// posix_spawn_file_actions_addchdir_np, which Swift's Glibc module does not expose.
 int procflow_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, const char *path);
 
+/// pipe2(fds, O_CLOEXEC), which Swift's Glibc module does not expose.
+int procflow_pipe_cloexec(int fds[2]);
+
 #endif

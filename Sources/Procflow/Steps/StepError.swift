@@ -1,0 +1,53 @@
+/// Why a step failed, in a sentence that names what went wrong.
+public struct StepError: Error, CustomStringConvertible, Equatable, Sendable {
+    public enum Code: Equatable, Sendable {
+        /// The command could not be started.
+        case spawnFailed
+        /// The command exited with a non-zero status.
+        case exited(Int32)
+        /// The command was killed by a signal.
+        case signaled(Int32)
+        /// The command wrote more than the capture limit to a captured stdout.
+        case outputLimitExceeded
+        /// A JSON output was not valid JSON.
+        case invalidJSON
+        /// The HTTP request could not be made (connection, DNS, TLS, timeout).
+        case httpTransport
+        /// The server answered with a status the step does not accept.
+        case httpStatus(Int)
+        /// A file operation failed.
+        case file
+        /// A wired value did not have the shape the step needs.
+        case input
+    }
+
+    public let code: Code
+    /// The sentence, without the step's name.
+    public let message: String
+    /// The last lines the command wrote to stderr, for failure reports.
+    public let stderrTail: [String]
+
+    public init(_ code: Code, _ message: String, stderrTail: [String] = []) {
+        self.code = code
+        self.message = message
+        self.stderrTail = stderrTail
+    }
+
+    public var description: String { message }
+
+    public static func == (lhs: StepError, rhs: StepError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+    }
+}
+
+/// The error a step is cancelled with when procflow forwards a signal to it: its command gets
+/// that signal rather than SIGTERM.
+public struct InterruptError: Error, CustomStringConvertible, Sendable {
+    public let signal: Int32
+
+    public init(signal: Int32) {
+        self.signal = signal
+    }
+
+    public var description: String { "interrupted by \(SignalName.describe(signal))" }
+}

@@ -1,0 +1,258 @@
+import Foundation
+import ProcedureKit
+import Testing
+
+@testable import Procflow
+
+/// Runs `procedure` on a queue of its own and waits for it.
+func run<P: Procedure>(_ procedure: P, timeout: TimeInterval = 30) -> P {
+    let queue = ProcedureQueue()
+    queue.addOperation(procedure)
+    let deadline = Date().addingTimeInterval(timeout)
+    while !procedure.isFinished && Date() < deadline { usleep(2000) }
+    #expect(procedure.isFinished, "the procedure did not finish in \(timeout) s")
+    return procedure
+}
+
+/// Lines a shell procedure reported, per stream.
+final class LineRecorder: Sendable {
+    private let lines = Locked([String]())
+
+    var all: [String] { lines.withLock { $0 } }
+
+    var handler: @Sendable (ShellProcedure.Stream, [Substring]) -> Void {
+        { [self] stream, batch in
+            lines.withLock { $0 += batch.map { "\(stream.rawValue): \($0)" } }
+        }
+    }
+}
+
+func shell(
+    _ script: String, output: OutputFormat = .none, captureLimit: Int = 16 << 20,
+    gracePeriod: TimeInterval = 5, recorder: LineRecorder? = nil, cwd: String? = nil
+) -> ShellProcedure {
+    ShellProcedure(
+        .script(script),
+        options: .init(
+            workingDirectory: cwd, output: output, captureLimit: captureLimit,
+            gracePeriod: gracePeriod,
+            onOutput: recorder?.handler))
+}
+
+/// Whether any process whose command line contains `marker` is alive.
+func processExists(containing marker: String) -> Bool {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    for entry in entries where entry.allSatisfy(\.isNumber) {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else {
+            continue
+        }
+        let commandLine = String(decoding: data.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
+        if commandLine.contains(marker), !commandLine.contains("procflowPackageTests") {
+            // Zombies have finished; they only wait to be reaped.
+            let status = (try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8)) ?? ""
+            if status.split(separator: " ").dropFirst(2).first != "Z" { return true }
+        }
+    }
+    return false
+}
+
+@Suite("ShellProcedure")
+struct ShellProcedureTests {
+
+    @Test func textOutputDropsTrailingNewlines() {
+        let procedure = run(shell("printf 'hello\\nworld\\n\\n'", output: .text))
+        #expect(procedure.output.value?.value == .string("hello\nworld"))
+        #expect(procedure.error == nil)
+    }
+
+    @Test func argvRunsWithoutAShell() {
+        let procedure = run(
+            ShellProcedure(
+                .argv(["printf", "%s", "$HOME; echo injected"]), options: .init(output: .text)))
+        #expect(procedure.output.value?.value == .string("$HOME; echo injected"))
+    }
+
+    @Test func jsonOutputIsParsed() {
+        let procedure = run(shell(#"printf '{"a": [1, true]}'"#, output: .json))
+        #expect(procedure.output.value?.value == .object(["a": .array([.number(1), .bool(true)])]))
+    }
+
+    @Test func invalidJSONOutputFails() {
+        let procedure = run(shell("printf '{\"a\": '", output: .json))
+        let error = procedure.error as? StepError
+        #expect(error?.code == .invalidJSON)
+        #expect(
+            error?.message
+                == "stdout is not valid JSON: expected a value, found the end of the file (line 1, column 7)"
+        )
+    }
+
+    @Test func aNonZeroExitFailsNamingTheStatusWithTheLastLinesOfStderr() {
+        let procedure = run(shell("echo first >&2; echo second >&2; exit 3"))
+        let error = procedure.error as? StepError
+        #expect(error?.code == .exited(3))
+        #expect(error?.message == "exited with status 3")
+        #expect(error?.stderrTail == ["first", "second"])
+    }
+
+    @Test func deathByASignalFailsNamingTheSignal() {
+        let procedure = run(shell("kill -KILL $$"))
+        let error = procedure.error as? StepError
+        #expect(error?.code == .signaled(9))
+        #expect(error?.message == "killed by SIGKILL (9)")
+    }
+
+    @Test func aMissingProgramFails() {
+        let procedure = run(ShellProcedure(.argv(["no-such-program-procflow"])))
+        #expect(
+            (procedure.error as? StepError)?.message
+                == "command not found: no-such-program-procflow")
+    }
+
+    @Test func aMissingWorkingDirectoryFails() {
+        let procedure = run(shell("true", cwd: "/nonexistent/dir"))
+        #expect(
+            (procedure.error as? StepError)?.message
+                == "the working directory /nonexistent/dir does not exist")
+    }
+
+    @Test func theWorkingDirectoryIsUsed() {
+        let procedure = run(shell("pwd", output: .text, cwd: "/usr"))
+        #expect(procedure.output.value?.value == .string("/usr"))
+    }
+
+    @Test func theInputArrivesOnStdin() {
+        let text = shell("cat", output: .text)
+        text.input = .ready(.string("line one\nline two"))
+        let json = shell("cat", output: .json)
+        json.input = .ready(.object(["k": .number(1)]))
+        #expect(run(text).output.value?.value == .string("line one\nline two"))
+        #expect(run(json).output.value?.value == .object(["k": .number(1)]))
+    }
+
+    @Test func aLargeInputDoesNotBlock() {
+        let big = String(repeating: "x", count: 2 << 20)
+        let procedure = shell("wc -c | tr -d ' '", output: .text)
+        procedure.input = .ready(.string(big))
+        #expect(run(procedure).output.value?.value == .string("\(2 << 20)"))
+    }
+
+    @Test func environmentValuesReachTheCommandAsData() {
+        let procedure = shell("printf '%s|%s' \"$NAME\" \"$DATA\"", output: .text)
+        procedure.setEnvironmentValue(.string("$(touch /tmp/procflow-pwned); `id`"), for: "NAME")
+        procedure.setEnvironmentValue(.array([.number(1), .string("two")]), for: "DATA")
+        #expect(
+            run(procedure).output.value?.value
+                == .string(#"$(touch /tmp/procflow-pwned); `id`|[1,"two"]"#))
+    }
+
+    @Test func linesAreReportedAsTheyArrivePerStream() {
+        let recorder = LineRecorder()
+        let procedure = run(
+            shell("echo one; echo err >&2; sleep 0.2; echo two", recorder: recorder))
+        #expect(procedure.error == nil)
+        #expect(recorder.all.filter { $0.hasPrefix("stdout") } == ["stdout: one", "stdout: two"])
+        #expect(recorder.all.contains("stderr: err"))
+    }
+
+    @Test func outputIsStreamedBeforeTheCommandEnds() {
+        let recorder = LineRecorder()
+        let procedure = shell("echo early; sleep 5", recorder: recorder)
+        ProcedureQueue().addOperation(procedure)
+        #expect(eventually { recorder.all == ["stdout: early"] })
+        procedure.cancel()
+        waitUntilFinished(procedure)
+    }
+
+    @Test func aCapturedStdoutOverTheLimitFailsAndStopsTheCommand() {
+        let started = Date()
+        let procedure = run(shell("yes 0123456789", output: .text, captureLimit: 1 << 20))
+        let error = procedure.error as? StepError
+        #expect(error?.code == .outputLimitExceeded)
+        #expect(error?.message == "stdout went over the 1 MiB capture limit")
+        #expect(Date().timeIntervalSince(started) < 20)
+    }
+
+    @Test func cancellingTerminatesTheWholeProcessGroup() {
+        let marker = "procflow-test-\(UUID().uuidString.prefix(8))"
+        let procedure = shell("sleep 300 & sleep 301 # \(marker)\nwait")
+        ProcedureQueue().addOperation(procedure)
+        #expect(
+            eventually { processExists(containing: "sleep 30") && procedure.processGroup != nil })
+        let group = procedure.processGroup!
+        procedure.cancel()
+        waitUntilFinished(procedure)
+        #expect(procedure.isCancelled)
+        #expect(eventually { !ProcessGroups.isAlive(group) })
+    }
+
+    @Test func aCommandThatIgnoresSIGTERMIsKilledAfterTheGracePeriod() {
+        let procedure = shell("trap '' TERM; sleep 300", gracePeriod: 0.3)
+        ProcedureQueue().addOperation(procedure)
+        #expect(eventually { procedure.processGroup != nil })
+        let group = procedure.processGroup!
+        usleep(100_000)
+        let cancelled = Date()
+        procedure.cancel()
+        waitUntilFinished(procedure)
+        #expect(Date().timeIntervalSince(cancelled) < 10)
+        #expect(eventually { !ProcessGroups.isAlive(group) })
+    }
+
+    @Test func theStepEndsEvenIfAGrandchildKeepsAPipeOpen() {
+        // The shell exits at once; its background child holds stdout open for 300 s.
+        let started = Date()
+        let procedure = run(shell("sleep 300 & echo done", output: .text))
+        #expect(procedure.output.value?.value == .string("done"))
+        #expect(Date().timeIntervalSince(started) < 20)
+    }
+
+    @Test func leftoverProcessesAreTerminatedWhenTheCommandExits() {
+        let procedure = run(
+            shell("(trap '' HUP; sleep 300) >/dev/null 2>&1 & echo started", output: .text))
+        #expect(procedure.error == nil)
+        let running = ProcessGroups.shared.running
+        #expect(
+            eventually(timeout: 15) {
+                ProcessGroups.shared.running.isDisjoint(with: running)
+                    || running.allSatisfy { !ProcessGroups.isAlive($0) }
+            })
+    }
+
+    @Test func aTimeoutCancelsTheCommand() {
+        let procedure = shell("sleep 300")
+        procedure.addObserver(TimeoutObserver(by: 0.2))
+        let started = Date()
+        _ = run(procedure)
+        #expect(procedure.error as? ProcedureKitError == .timedOut(after: 0.2))
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    @Test func anInterruptForwardsItsSignal() {
+        let procedure = shell(
+            "trap 'echo got INT; exit 42' INT; while true; do sleep 0.05; done", output: .text)
+        ProcedureQueue().addOperation(procedure)
+        #expect(eventually { procedure.processGroup != nil })
+        usleep(200_000)
+        procedure.cancel(with: InterruptError(signal: SIGINT))
+        waitUntilFinished(procedure)
+        #expect(procedure.error is InterruptError)
+    }
+}
+
+/// Waits for `procedure` to finish (at most 30 s).
+func waitUntilFinished(_ procedure: Procedure, timeout: TimeInterval = 30) {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !procedure.isFinished && Date() < deadline { usleep(2000) }
+    #expect(procedure.isFinished)
+}
+
+/// Polls `condition` until it holds or `timeout` seconds pass.
+func eventually(timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(5000)
+    }
+    return condition()
+}
