@@ -1,0 +1,138 @@
+import Foundation
+import ProcedureKit
+
+/// Makes an HTTP request as a procedure.
+///
+/// The body is the literal given, or the procedure's input when it has one: a string as is,
+/// anything else as JSON (with `Content-Type: application/json` unless a header says
+/// otherwise). A status outside ``Options/expect`` (200–299 when empty) fails it with the
+/// status and the first bytes of the body; a refused connection, an unknown host, a TLS failure
+/// or no answer in time fails it with one line saying which. Its output is the response body as
+/// text, as JSON, or nothing.
+public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @unchecked Sendable {
+    // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex.
+
+    public struct Options: Sendable {
+        public var method: String
+        public var url: String
+        public var headers: [(name: String, value: String)]
+        public var body: JSONValue?
+        /// The statuses that count as success; empty for 200–299.
+        public var expect: [Int]
+        public var output: OutputFormat
+        /// Seconds to wait for an answer.
+        public var timeout: TimeInterval
+
+        public init(
+            method: String = "GET", url: String, headers: [(name: String, value: String)] = [],
+            body: JSONValue? = nil, expect: [Int] = [], output: OutputFormat = .text,
+            timeout: TimeInterval = 60
+        ) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+            self.expect = expect
+            self.output = output
+            self.timeout = timeout
+        }
+    }
+
+    private struct State {
+        var input: Pending<JSONValue> = .pending
+        var output: Pending<ProcedureResult<JSONValue>> = .pending
+        var cancelRequest: (@Sendable () -> Void)?
+    }
+
+    public let options: Options
+    private let transport: any HTTPTransport
+    private let state = Locked(State())
+
+    public init(_ options: Options, transport: any HTTPTransport = URLSessionTransport.shared) {
+        self.options = options
+        self.transport = transport
+        super.init()
+    }
+
+    /// The request body, when wired.
+    public var input: Pending<JSONValue> {
+        get { state.withLock { $0.input } }
+        set { state.withLock { $0.input = newValue } }
+    }
+
+    public var output: Pending<ProcedureResult<JSONValue>> {
+        get { state.withLock { $0.output } }
+        set { state.withLock { $0.output = newValue } }
+    }
+
+    public override func execute() {
+        var headers = options.headers
+        var body: [UInt8]?
+        if let value = input.value ?? options.body {
+            body = Array(value.text.utf8)
+            let isJSON: Bool
+            if case .string = value { isJSON = false } else { isJSON = true }
+            if isJSON, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+                headers.append(("Content-Type", "application/json"))
+            }
+        }
+        let request = HTTPRequest(
+            method: options.method, url: options.url, headers: headers, body: body,
+            timeout: options.timeout)
+        let cancel = transport.send(request) { [self] result in
+            switch result {
+            case .success(let response): received(response)
+            case .failure(let error): finish(withResult: .failure(error))
+            }
+        }
+        state.withLock { $0.cancelRequest = cancel }
+    }
+
+    public override func procedureDidCancel(with error: (any Error)?) {
+        state.withLock { $0.cancelRequest }?()
+    }
+
+    /// Reason phrases of the statuses people meet most (FoundationNetworking has the full list,
+    /// but is not loaded here).
+    static let reasons: [Int: String] = [
+        200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 301: "Moved Permanently",
+        302: "Found", 304: "Not Modified", 307: "Temporary Redirect", 308: "Permanent Redirect",
+        400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+        405: "Method Not Allowed", 408: "Request Timeout", 409: "Conflict", 410: "Gone",
+        413: "Content Too Large", 415: "Unsupported Media Type", 422: "Unprocessable Content",
+        429: "Too Many Requests", 500: "Internal Server Error", 501: "Not Implemented",
+        502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
+    ]
+
+    private func received(_ response: HTTPResponse) {
+        let accepted =
+            options.expect.isEmpty
+            ? (200..<300).contains(response.status) : options.expect.contains(response.status)
+        guard accepted else {
+            var excerpt = String(decoding: response.body.prefix(200), as: UTF8.self)
+                .replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+            if response.body.count > 200 { excerpt += "…" }
+            let reason = Self.reasons[response.status].map { " \($0)" } ?? ""
+            var message = "\(options.method) \(options.url) answered \(response.status)\(reason)"
+            if !excerpt.isEmpty { message += ": \(excerpt)" }
+            return finish(withResult: .failure(StepError(.httpStatus(response.status), message)))
+        }
+        switch options.output {
+        case .none:
+            finish(withResult: .success(.null))
+        case .text:
+            finish(withResult: .success(.string(String(decoding: response.body, as: UTF8.self))))
+        case .json:
+            do {
+                finish(withResult: .success(try JSONParser.parse(response.body).plain))
+            } catch {
+                finish(
+                    withResult: .failure(
+                        StepError(
+                            .invalidJSON,
+                            "the response from \(options.url) is not valid JSON: \(error.message)"))
+                )
+            }
+        }
+    }
+}
