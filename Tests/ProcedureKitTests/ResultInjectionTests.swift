@@ -223,3 +223,32 @@ struct InjectionIntoTests {
         #expect(thrower.error as? TestError == TestError(tag: "inject"))
     }
 }
+
+@Suite("Injection from finished dependencies")
+struct InjectionFromFinishedTests {
+
+    @Test func aDependencyThatHasFinishedInjectsAtOnce() {
+        let source = ResultProcedure { 20 }
+        let queue = ProcedureQueue()
+        queue.addOperation(source)
+        waitForFinish(source)
+        let receiver = TransformProcedure<Int, Int> { $0 + 1 }.injectResult(from: source)
+        #expect(receiver.input.value == 20)
+        queue.addOperation(receiver)
+        waitForFinish(receiver)
+        #expect(receiver.output.value?.value == 21)
+    }
+
+    @Test func aFinishedFailedDependencyCancelsAtOnce() {
+        let source = ResultProcedure<Int> { throw TestError(tag: "early") }
+        let queue = ProcedureQueue()
+        queue.addOperation(source)
+        waitForFinish(source)
+        let receiver = TransformProcedure<Int, Int> { $0 }.injectResult(from: source)
+        #expect(receiver.isCancelled)
+        #expect((receiver.error as? ProcedureKitError)?.context == nil)
+        queue.addOperation(receiver)
+        waitForFinish(receiver)
+        #expect((receiver.error as? ProcedureKitError)?.context == .dependencyFinishedWithError)
+    }
+}

@@ -276,6 +276,18 @@ open class Procedure: Operation, @unchecked Sendable {
         observer.didAttach(to: self)
     }
 
+    /// Attaches `observer` if the procedure has not started to finish, so that it will hear
+    /// will-finish; returns false, attaching nothing, if it is finishing or finished.
+    final func addObserverBeforeFinishing(_ observer: any ProcedureObserver) -> Bool {
+        let added = protected.withLock { protected -> Bool in
+            guard protected.state < .finishing else { return false }
+            protected.observers.append(observer)
+            return true
+        }
+        if added { observer.didAttach(to: self) }
+        return added
+    }
+
     /// Attaches `observer`.
     public final func add(observer: any ProcedureObserver) {
         addObserver(observer)

@@ -1,5 +1,5 @@
 /// A procedure that needs a value before it executes: its input.
-public protocol InputProcedure: Procedure {
+public protocol InputProcedure<Input>: Procedure {
     associatedtype Input
 
     /// The input: pending until it is set, by hand or by ``injectResult(from:)``.
@@ -7,7 +7,7 @@ public protocol InputProcedure: Procedure {
 }
 
 /// A procedure that produces a value: its output.
-public protocol OutputProcedure: Procedure {
+public protocol OutputProcedure<Output>: Procedure {
     associatedtype Output
 
     /// The output: pending until the procedure sets it, usually as it finishes.
@@ -26,7 +26,8 @@ extension InputProcedure {
     /// Takes the output of `dependency` as this procedure's input.
     ///
     /// Adds `dependency` as a dependency, and sets the input as the dependency finishes, before
-    /// this procedure can become ready. If the dependency does not produce a value, this
+    /// this procedure can become ready — or at once, if the dependency has finished already.
+    /// If the dependency does not produce a value, this
     /// procedure is cancelled instead:
     ///
     /// | the dependency | this procedure is cancelled with |
@@ -111,7 +112,11 @@ extension ProcedureProtocol {
         into inject: @escaping @Sendable (Self, Dependency.Output) throws -> Void
     ) -> Self {
         addDependency(dependency)
-        dependency.addObserver(InjectionObserver<Dependency, Self>(receiver: self, inject: inject))
+        let observer = InjectionObserver<Dependency, Self>(receiver: self, inject: inject)
+        if !dependency.addObserverBeforeFinishing(observer) {
+            // Already finishing or finished: its error and output are final, so inject now.
+            observer.will(finish: dependency, with: dependency.error)
+        }
         return self
     }
 }

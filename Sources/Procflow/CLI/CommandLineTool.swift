@@ -16,7 +16,8 @@ public enum CommandLineTool {
     }
 
     static let commands: [CommandDescription] = [
-        ValidateCommand.description, GraphCommand.description,
+        RunCommand.description, ValidateCommand.description, GraphCommand.description,
+        ServeCommand.description,
     ]
 
     static var help: String {
@@ -85,10 +86,10 @@ public enum CommandLineTool {
             return ExitStatus.success
         }
         switch command.name {
-        case ValidateCommand.description.name:
-            return ValidateCommand.run(parsed, console: console)
-        default:
-            return GraphCommand.run(parsed, console: console)
+        case RunCommand.description.name: return RunCommand.run(parsed, console: console)
+        case ValidateCommand.description.name: return ValidateCommand.run(parsed, console: console)
+        case GraphCommand.description.name: return GraphCommand.run(parsed, console: console)
+        default: return ServeCommand.run(parsed, console: console)
         }
     }
 

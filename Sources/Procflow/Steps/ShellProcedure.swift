@@ -66,20 +66,41 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
         }
     }
 
+    /// Values wired into a command's environment. The attempts of a retry share one.
+    public final class EnvironmentInputs: Sendable {
+        private let values = Locked([String: String]())
+
+        public init() {}
+
+        /// Sets `name` to `value`: a string as is, any other value as JSON text.
+        public func set(_ value: JSONValue, for name: String) {
+            values.withLock { $0[name] = value.text }
+        }
+
+        var all: [String: String] {
+            values.withLock { $0 }
+        }
+    }
+
     private struct State {
         var input: Pending<JSONValue> = .pending
         var output: Pending<ProcedureResult<JSONValue>> = .pending
-        var extraEnvironment: [String: String] = [:]
         var run: ProcessRun?
     }
 
     public let command: Command
     public let options: Options
+    /// The values ``setEnvironmentValue(_:for:)`` sets, read when the command starts.
+    public let environmentInputs: EnvironmentInputs
     private let state = Locked(State())
 
-    public init(_ command: Command, options: Options = Options()) {
+    public init(
+        _ command: Command, options: Options = Options(),
+        environmentInputs: EnvironmentInputs = EnvironmentInputs()
+    ) {
         self.command = command
         self.options = options
+        self.environmentInputs = environmentInputs
         super.init()
         Self.ignoreBrokenPipes
     }
@@ -103,7 +124,7 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
     /// Gives the command `value` in the environment variable `name`: a string as is, any other
     /// value as JSON text. Set before the procedure executes.
     public func setEnvironmentValue(_ value: JSONValue, for name: String) {
-        state.withLock { $0.extraEnvironment[name] = value.text }
+        environmentInputs.set(value, for: name)
     }
 
     /// The process group of the running command, if it is running.
@@ -112,9 +133,9 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
     }
 
     public override func execute() {
-        let (input, extra) = state.withLock { ($0.input.value, $0.extraEnvironment) }
+        let input = state.withLock { $0.input.value }
         var environment = options.environment
-        environment.merge(extra) { _, wired in wired }
+        environment.merge(environmentInputs.all) { _, wired in wired }
         let executable: String
         let arguments: [String]
         switch command {

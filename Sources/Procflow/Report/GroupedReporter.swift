@@ -1,0 +1,86 @@
+import Foundation
+
+/// Output for CI logs: each step's output printed as one block when the step ends. In GitHub
+/// Actions (`GITHUB_ACTIONS=true`) blocks are `::group::` sections and failures are
+/// `::error::` annotations.
+public final class GroupedReporter: Reporter, @unchecked Sendable {
+    // @unchecked Sendable: the runner calls `report` one event at a time; `buffers` is only
+    // touched there.
+
+    /// The most output kept per step; beyond it, the earliest lines are dropped and counted.
+    static let bufferLimit = 4 << 20
+
+    private struct Buffer {
+        var lines: [String] = []
+        var bytes = 0
+        var dropped = 0
+    }
+
+    private let console: Console
+    private let github: Bool
+    private let style: Style
+    private var buffers: [String: Buffer] = [:]
+
+    public init(console: Console) {
+        self.console = console
+        github = console.environment["GITHUB_ACTIONS"] == "true"
+        style = Style(enabled: console.outputIsTerminal && console.allowsColor && !github)
+    }
+
+    public func report(_ event: RunEvent) {
+        let id = event.step ?? ""
+        switch event.kind {
+        case .workflowStarted(let name, let steps):
+            console.write("procflow: running \(name), \(plural(steps.count, "step"))\n")
+        case .stepStarted:
+            buffers[id] = Buffer()
+        case .stepOutput(let stream, let lines):
+            var buffer = buffers[id] ?? Buffer()
+            for line in lines {
+                let text = stream == .stderr ? "[stderr] \(line)" : String(line)
+                buffer.lines.append(text)
+                buffer.bytes += text.utf8.count
+            }
+            while buffer.bytes > Self.bufferLimit, !buffer.lines.isEmpty {
+                buffer.bytes -= buffer.lines.removeFirst().utf8.count
+                buffer.dropped += 1
+            }
+            buffers[id] = buffer
+        case .stepSucceeded(let duration):
+            block(id, title: "\(id): succeeded in \(formatDuration(duration))")
+        case .stepFailed(let reason, let tail, let duration, let tolerated):
+            let title =
+                "\(id): \(tolerated ? "failed (continuing)" : "failed") after \(formatDuration(duration)): \(reason)"
+            block(id, title: title)
+            if github {
+                let kind = tolerated ? "warning" : "error"
+                console.write(
+                    "::\(kind) title=\(escape(id)) failed::\(escape(reason + (tail.last.map { " — \($0)" } ?? "")))\n"
+                )
+            }
+        case .stepCancelled(let reason, _):
+            block(id, title: "\(id): cancelled: \(reason)")
+        case .stepSkipped(let reason):
+            console.write("\(id): skipped: \(reason)\n")
+        case .stepRetried(let attempt, let total, let reason):
+            console.write("\(id): attempt \(attempt) of \(total) after: \(reason)\n")
+        case .workflowFinished(let summary):
+            console.write(TerminalReporter.summaryTable(summary, style: style))
+        }
+    }
+
+    private func block(_ id: String, title: String) {
+        let buffer = buffers.removeValue(forKey: id) ?? Buffer()
+        var text = github ? "::group::\(title)\n" : "=== \(title)\n"
+        if buffer.dropped > 0 { text += "… \(buffer.dropped) earlier lines not kept\n" }
+        for line in buffer.lines { text += line + "\n" }
+        text += github ? "::endgroup::\n" : "\n"
+        console.write(text)
+    }
+
+    /// Escapes a GitHub workflow command's data.
+    private func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
+            .replacingOccurrences(of: "\n", with: "%0A")
+    }
+}

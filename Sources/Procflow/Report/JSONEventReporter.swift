@@ -1,0 +1,108 @@
+import Foundation
+
+/// `--events json`: one JSON object per line (NDJSON) per event.
+///
+/// Every object has `event`, `time` (ISO 8601, UTC, milliseconds) and, for step events, `step`
+/// (the id) and `path` (the ids of the groups it is in, outermost first). The events and their
+/// other fields:
+///
+/// | event | fields |
+/// | --- | --- |
+/// | `workflow.started` | `workflow`, `steps` (every id, in file order) |
+/// | `step.started` | |
+/// | `step.output` | `stream` (`stdout` or `stderr`), `line` |
+/// | `step.finished` | `duration` (seconds) |
+/// | `step.failed` | `reason`, `stderr` (last lines), `duration`, `continued` (true if `continueOnError`) |
+/// | `step.skipped` | `reason` |
+/// | `step.retried` | `attempt`, `attempts`, `reason` |
+/// | `step.cancelled` | `reason`, `duration` (if it had started) |
+/// | `workflow.finished` | `workflow`, `result` (`succeeded`, `failed`, `interrupted`), `signal` (if interrupted), `duration`, `steps` (`id`, `status`, `duration`, `reason` each) |
+public final class JSONEventReporter: Reporter, @unchecked Sendable {
+    // @unchecked Sendable: the runner calls `report` one event at a time; `formatter` is only
+    // used there.
+
+    private let console: Console
+    private let formatter: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+
+    public init(console: Console) {
+        self.console = console
+    }
+
+    public func report(_ event: RunEvent) {
+        var head: JSONWriter.Object = [("time", .string(formatter.string(from: event.time)))]
+        if let step = event.step {
+            head.append(("step", .string(step)))
+            head.append(("path", .array(event.path.map(JSONValue.string))))
+        }
+        func line(_ name: String, _ fields: JSONWriter.Object) -> String {
+            JSONWriter.string([("event", .string(name))] + head + fields) + "\n"
+        }
+        let text: String
+        switch event.kind {
+        case .workflowStarted(let name, let steps):
+            text = line(
+                "workflow.started",
+                [("workflow", .string(name)), ("steps", .array(steps.map(JSONValue.string)))])
+        case .stepStarted:
+            text = line("step.started", [])
+        case .stepOutput(let stream, let lines):
+            text = lines.map {
+                line(
+                    "step.output",
+                    [("stream", .string(stream.rawValue)), ("line", .string(String($0)))])
+            }
+            .joined()
+        case .stepSucceeded(let duration):
+            text = line("step.finished", [("duration", .number(rounded(duration)))])
+        case .stepFailed(let reason, let tail, let duration, let tolerated):
+            text = line(
+                "step.failed",
+                [
+                    ("reason", .string(reason)), ("stderr", .array(tail.map(JSONValue.string))),
+                    ("duration", .number(rounded(duration))), ("continued", .bool(tolerated)),
+                ])
+        case .stepSkipped(let reason):
+            text = line("step.skipped", [("reason", .string(reason))])
+        case .stepRetried(let attempt, let total, let reason):
+            text = line(
+                "step.retried",
+                [
+                    ("attempt", .number(Double(attempt))), ("attempts", .number(Double(total))),
+                    ("reason", .string(reason)),
+                ])
+        case .stepCancelled(let reason, let duration):
+            var fields: JSONWriter.Object = [("reason", .string(reason))]
+            if let duration { fields.append(("duration", .number(rounded(duration)))) }
+            text = line("step.cancelled", fields)
+        case .workflowFinished(let summary):
+            var fields: JSONWriter.Object = [("workflow", .string(summary.name))]
+            switch summary.result {
+            case .succeeded: fields.append(("result", .string("succeeded")))
+            case .failed: fields.append(("result", .string("failed")))
+            case .interrupted(let signal):
+                fields.append(("result", .string("interrupted")))
+                fields.append(("signal", .string(SignalName.names[signal] ?? "\(signal)")))
+            }
+            fields.append(("duration", .number(rounded(summary.duration))))
+            let steps = summary.rows.map { row -> JSONValue in
+                var object: [String: JSONValue] = [
+                    "id": .string(row.id), "status": .string(row.status.rawValue),
+                ]
+                if let duration = row.duration { object["duration"] = .number(rounded(duration)) }
+                if let reason = row.reason { object["reason"] = .string(reason) }
+                return .object(object)
+            }
+            fields.append(("steps", .array(steps)))
+            text = line("workflow.finished", fields)
+        }
+        console.write(text)
+    }
+
+    private func rounded(_ seconds: TimeInterval) -> Double {
+        (seconds * 1000).rounded() / 1000
+    }
+}

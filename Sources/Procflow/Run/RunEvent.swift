@@ -1,0 +1,65 @@
+import Foundation
+
+/// Something that happened during a run, for the reporters.
+public struct RunEvent: Sendable {
+    public enum Kind: Sendable {
+        case workflowStarted(name: String, steps: [String])
+        case stepStarted
+        case stepOutput(ShellProcedure.Stream, [Substring])
+        case stepSucceeded(duration: TimeInterval)
+        case stepFailed(
+            reason: String, stderrTail: [String], duration: TimeInterval, tolerated: Bool)
+        case stepSkipped(reason: String)
+        case stepRetried(attempt: Int, of: Int, reason: String)
+        case stepCancelled(reason: String, duration: TimeInterval?)
+        case workflowFinished(RunSummary)
+    }
+
+    public var time: Date
+    /// The step's id, for step events.
+    public var step: String?
+    /// The ids of the groups and branches the step is in, outermost first.
+    public var path: [String]
+    public var kind: Kind
+
+    public init(time: Date = Date(), step: String? = nil, path: [String] = [], kind: Kind) {
+        self.time = time
+        self.step = step
+        self.path = path
+        self.kind = kind
+    }
+}
+
+/// How a run ended, step by step.
+public struct RunSummary: Sendable {
+    public struct Row: Sendable {
+        public var id: String
+        public var path: [String]
+        public var status: StepStatus
+        public var duration: TimeInterval?
+        /// Why it failed or was skipped.
+        public var reason: String?
+    }
+
+    public enum Result: Sendable, Equatable {
+        case succeeded
+        case failed
+        case interrupted(Int32)
+    }
+
+    public var name: String
+    public var rows: [Row]
+    public var result: Result
+    public var duration: TimeInterval
+
+    /// How many steps ended with `status`.
+    public func count(_ status: StepStatus) -> Int {
+        rows.filter { $0.status == status }.count
+    }
+}
+
+/// Turns run events into output.
+public protocol Reporter: Sendable {
+    /// Called for each event, from any thread, one at a time.
+    func report(_ event: RunEvent)
+}

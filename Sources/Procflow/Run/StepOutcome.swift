@@ -1,0 +1,98 @@
+import ProcedureKit
+
+/// Where a step stands, as the reporters show it.
+public enum StepStatus: String, Sendable, CaseIterable {
+    case pending
+    case running
+    case succeeded
+    /// Failed, but marked `continueOnError`.
+    case warning
+    case failed
+    case skipped
+    case cancelled
+
+    /// Whether the step is over.
+    public var isDone: Bool { self != .pending && self != .running }
+}
+
+/// Why a step did not run because of another: its cancellation error.
+public struct SkipReason: Error, CustomStringConvertible, Sendable {
+    public let message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Why the run cancelled a step that was not at fault.
+public struct RunCancellation: Error, CustomStringConvertible, Sendable {
+    public let message: String
+
+    public var description: String { message }
+}
+
+/// What became of a finished step, read off its procedure.
+public enum StepOutcome: Sendable, Equatable {
+    case succeeded
+    case failed(String, stderrTail: [String])
+    /// Did not run: its condition was false.
+    case skippedByCondition
+    /// Did not run, because of other steps.
+    case skipped(String)
+    /// Stopped from outside: interrupted, or cancelled by `--fail-fast`.
+    case cancelled(String)
+    /// Skipped because a step it depends on failed, was skipped or gave no output; which one
+    /// the runner works out.
+    case dependencyProblem
+
+    /// Classifies a finished procedure by its error and whether it was cancelled.
+    public static func of(_ procedure: Procedure) -> StepOutcome {
+        classify(error: procedure.error, cancelled: procedure.isCancelled)
+    }
+
+    static func classify(error: (any Error)?, cancelled: Bool) -> StepOutcome {
+        guard let error else { return cancelled ? .skippedByCondition : .succeeded }
+        switch error {
+        case let skip as SkipReason:
+            return .skipped(skip.message)
+        case let interrupt as InterruptError:
+            return .cancelled(interrupt.description)
+        case let cancellation as RunCancellation:
+            return .cancelled(cancellation.message)
+        case let step as StepError:
+            return .failed(step.message, stderrTail: step.stderrTail)
+        case let library as ProcedureKitError:
+            switch library.context {
+            case .conditionFailed:
+                if let skip = library.error as? SkipReason { return .skipped(skip.message) }
+                return .failed(
+                    "its condition failed: \(library.error.map { "\($0)" } ?? "no reason given")",
+                    stderrTail: [])
+            case .dependencyFinishedWithError, .dependencyCancelledWithError,
+                .dependenciesCancelled,
+                .dependenciesFailed, .requirementNotSatisfied:
+                return .dependencyProblem
+            case .parentCancelledWithError:
+                guard let cause = library.error else { return .skipped("its group did not run") }
+                if case .failed = classify(error: cause, cancelled: true) {
+                    return .cancelled("its group failed")
+                }
+                return classify(error: cause, cancelled: true)
+            case .timedOut(let seconds):
+                return .failed("timed out after \(formatDuration(seconds))", stderrTail: [])
+            default:
+                return .failed(library.description, stderrTail: [])
+            }
+        default:
+            return .failed("\(error)", stderrTail: [])
+        }
+    }
+
+    /// Whether the outcome is a failure that should fail the run and skip dependents.
+    var isFailure: Bool {
+        if case .failed = self { return true }
+        return false
+    }
+}

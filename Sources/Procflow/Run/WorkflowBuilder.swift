@@ -1,0 +1,356 @@
+import Foundation
+import ProcedureKit
+
+/// Turns a workflow into procedures, the library used as documented: the workflow is a root
+/// `GroupProcedure`; groups are nested `GroupProcedure`s whose input and output are bound with
+/// `bind(to:)` and `bind(from:)`; wires are `injectResult(from:)`; conditions are `Condition`s
+/// (mutual exclusion is `MutuallyExclusive`); retries are `RetryProcedure`s; timeouts are
+/// `TimeoutObserver`s; a branch is a group that adds the chosen case's procedures once the
+/// value it reads has arrived.
+final class WorkflowBuilder: @unchecked Sendable {
+    // @unchecked Sendable: `nodes` and `environmentInputs` are `Locked`; the rest is constant.
+
+    struct Settings: Sendable {
+        /// The environment every command and condition starts from (procflow's own, the
+        /// variables, the workflow's `env`, and `PROCFLOW`).
+        var environment: [String: String]
+        var directory: String
+        var gracePeriod: TimeInterval
+        var captureLimit: Int
+        /// The concurrency of the root and of groups that set none.
+        var maxConcurrent: Int
+    }
+
+    private let workflow: Workflow
+    private let settings: Settings
+    private let events: StepEvents
+    /// Every step of the file, with the ids of the groups it is in.
+    private let steps: [String: (step: Step, path: [String])]
+    /// The procedure standing for each step built so far.
+    private let nodes = Locked([String: any OutputProcedure<JSONValue>]())
+    /// The environment values wired into each shell step, shared by its retry's attempts.
+    private let environmentInputs = Locked([String: ShellProcedure.EnvironmentInputs]())
+
+    init(workflow: Workflow, settings: Settings, events: StepEvents) {
+        self.workflow = workflow
+        self.settings = settings
+        self.events = events
+        var steps: [String: (Step, [String])] = [:]
+        func index(_ list: [Step], path: [String]) {
+            for step in list {
+                steps[step.id] = (step, path)
+                index(step.children, path: path + [step.id])
+            }
+        }
+        index(workflow.steps, path: [])
+        self.steps = steps
+    }
+
+    /// The root group, holding every top-level step.
+    func buildRoot() -> StepGroupProcedure {
+        let root = StepGroupProcedure(
+            children: build(workflow.steps), tolerated: tolerated(workflow.steps))
+        root.name = workflow.name
+        root.maxConcurrentOperationCount = settings.maxConcurrent
+        return root
+    }
+
+    /// The procedure that stands for the step `id`, once built.
+    func node(_ id: String) -> (any OutputProcedure<JSONValue>)? {
+        nodes.withLock { $0[id] }
+    }
+
+    /// Builds `list` and everything nested in it (but the cases of branches, built when the
+    /// branch runs), then wires them: references can point anywhere among steps built so far.
+    private func build(_ list: [Step]) -> [Operation] {
+        var built: [Step] = []
+        let operations = list.map { makeNode($0, built: &built) as Operation }
+        for step in built { wire(step) }
+        return operations
+    }
+
+    private func tolerated(_ list: [Step]) -> Set<String> {
+        Set(list.filter(\.continueOnError).map(\.id))
+    }
+
+    // MARK: - Procedures
+
+    private func makeNode(_ step: Step, built: inout [Step]) -> any OutputProcedure<JSONValue> {
+        let node: any OutputProcedure<JSONValue>
+        switch step.kind {
+        case .group(let group):
+            let children = group.steps.map { makeNode($0, built: &built) as Operation }
+            let procedure = StepGroupProcedure(
+                children: children, tolerated: tolerated(group.steps))
+            procedure.maxConcurrentOperationCount = group.maxConcurrency ?? settings.maxConcurrent
+            if let inputTo = group.inputTo, let child = self.node(inputTo.id) {
+                bind(procedure, to: child)
+            }
+            if let outputFrom = group.outputFrom, let child = self.node(outputFrom.id) {
+                procedure.bind(from: child)
+            }
+            if let timeout = step.timeout { procedure.addObserver(TimeoutObserver(by: timeout)) }
+            node = procedure
+        case .branch(let branch):
+            let procedure = BranchProcedure(
+                branch: branch,
+                tolerated: tolerated(branch.cases.flatMap(\.steps) + branch.otherwise)
+            ) { [self] steps in build(steps) }
+            procedure.maxConcurrentOperationCount = settings.maxConcurrent
+            if let timeout = step.timeout { procedure.addObserver(TimeoutObserver(by: timeout)) }
+            node = procedure
+        case .shell(let shell):
+            let inputs = ShellProcedure.EnvironmentInputs()
+            environmentInputs.withLock { $0[step.id] = inputs }
+            node = attempts(of: step) { [self] in makeShell(step, shell, inputs: inputs) }
+        case .http(let http):
+            node = attempts(of: step) { [self] in makeHTTP(http, timeout: step.timeout) }
+        case .file(let operation):
+            node = attempts(of: step) { [self] in makeFile(operation) }
+        }
+        node.name = step.id
+        node.addObserver(StepObserver(id: step.id, events: events))
+        nodes.withLock { $0[step.id] = node }
+        built.append(step)
+        return node
+    }
+
+    /// The step's procedure: one attempt, or a retry making attempts with `make`. Each attempt
+    /// gets the step's timeout.
+    private func attempts<P: Procedure & InputProcedure<JSONValue> & OutputProcedure<JSONValue>>(
+        of step: Step, _ make: @escaping @Sendable () -> P
+    ) -> any OutputProcedure<JSONValue> {
+        let timeout = step.timeout
+        let makeAttempt: @Sendable () -> P = {
+            let attempt = make()
+            if let timeout { attempt.addObserver(TimeoutObserver(by: timeout)) }
+            return attempt
+        }
+        guard let retry = step.retry else { return makeAttempt() }
+        let wait: RetryProcedure<P>.WaitStrategy
+        switch retry.backoff {
+        case .constant: wait = .constant(retry.delay)
+        case .linear: wait = .incrementing(initial: retry.delay, increment: retry.delay)
+        case .exponential:
+            wait = .exponential(
+                initial: retry.delay, maximum: retry.maxDelay ?? 300, jitter: retry.jitter)
+        }
+        let procedure = RetryProcedure(maxAttempts: retry.attempts, wait: wait) { _ in makeAttempt()
+        }
+        procedure.addObserver(RetryObserver(id: step.id, events: events))
+        return procedure
+    }
+
+    private func makeShell(_ step: Step, _ shell: Shell, inputs: ShellProcedure.EnvironmentInputs)
+        -> ShellProcedure
+    {
+        var environment = settings.environment
+        for (name, value) in shell.environment { environment[name] = value }
+        environment["PROCFLOW_STEP"] = step.id
+        let command: ShellProcedure.Command
+        switch shell.command {
+        case .script(let script): command = .script(script)
+        case .argv(let argv): command = .argv(argv)
+        }
+        let id = step.id
+        let events = events
+        let options = ShellProcedure.Options(
+            workingDirectory: resolve(shell.cwd ?? ".", in: settings.directory),
+            environment: environment,
+            output: shell.output, captureLimit: settings.captureLimit,
+            gracePeriod: settings.gracePeriod,
+            onOutput: { stream, lines in events.output(id, stream, lines) })
+        return ShellProcedure(command, options: options, environmentInputs: inputs)
+    }
+
+    private func makeHTTP(_ http: HTTP, timeout: TimeInterval?) -> HTTPProcedure {
+        HTTPProcedure(
+            .init(
+                method: http.method, url: http.url, headers: http.headers, body: http.body,
+                expect: http.expect,
+                output: http.output, timeout: timeout ?? 60))
+    }
+
+    private func makeFile(_ operation: FileOperation) -> FileProcedure {
+        let directory = settings.directory
+        func path(_ path: String) -> String { resolve(path, in: directory) }
+        switch operation {
+        case .read(let file, let format):
+            return FileProcedure(.read(path: path(file), format: format))
+        case .write(let file, let content):
+            return FileProcedure(.write(path: path(file), content: content))
+        case .copy(let source, let destination):
+            return FileProcedure(.copy(source: path(source), destination: path(destination)))
+        case .render(let template, let file):
+            let resolved: FileOperation.Template
+            switch template {
+            case .file(let name): resolved = .file(path(name))
+            case .text(let text): resolved = .text(text)
+            }
+            let variables = Dictionary(workflow.variables.map { ($0.name, $0.value) }) { first, _ in
+                first
+            }
+            return FileProcedure(
+                .render(template: resolved, path: file.map(path), variables: variables))
+        case .select(let pointer): return FileProcedure(.select(pointer: pointer))
+        case .replace(let find, let replacement):
+            return FileProcedure(.replace(find: find, replacement: replacement))
+        case .concat(let files, let file):
+            return FileProcedure(.concat(paths: files.map(path), path: file.map(path)))
+        }
+    }
+
+    // MARK: - Wiring
+
+    private func wire(_ step: Step) {
+        guard let node = node(step.id) else { return }
+        for reference in step.dependsOn {
+            if let dependency = self.node(reference.id) { node.addDependency(dependency) }
+        }
+        if let input = step.input, let source = self.node(input.from.id) {
+            inject(into: node, from: source, wire: input)
+        }
+        if case .branch(let branch) = step.kind, let source = self.node(branch.on.from.id) {
+            inject(into: node, from: source, wire: branch.on)
+        }
+        if case .shell(let shell) = step.kind,
+            let inputs = environmentInputs.withLock({ $0[step.id] })
+        {
+            for (name, wire) in shell.inputs {
+                guard let source = self.node(wire.from.id) else { continue }
+                injectEnvironment(into: node, from: source, wire: wire, name: name, inputs: inputs)
+            }
+        }
+        if !step.always {
+            let dependencies = dependenciesToCheck(step)
+            if !dependencies.isEmpty { node.addCondition(DependencyOutcomeCondition(dependencies)) }
+        }
+        if let when = step.when {
+            var sources: [String: any OutputProcedure<JSONValue>] = [:]
+            for wire in when.wires { sources[wire.from.id] = self.node(wire.from.id) }
+            node.addCondition(
+                WorkflowCondition(
+                    when, environment: settings.environment, directory: settings.directory,
+                    sources: sources))
+        }
+        for category in step.mutex {
+            node.addCondition(MutuallyExclusive<Procedure>(category: "procflow.mutex.\(category)"))
+        }
+    }
+
+    /// The steps whose outcome decides whether `step` may run, in the order the file names them.
+    private func dependenciesToCheck(_ step: Step) -> [DependencyOutcomeCondition.Dependency] {
+        var seen: Set<String> = []
+        var dependencies: [DependencyOutcomeCondition.Dependency] = []
+        let takingData = Set(step.wires.map(\.wire.from.id))
+        for id in step.dependsOn.map(\.id) + step.wires.map(\.wire.from.id)
+        where seen.insert(id).inserted {
+            guard let procedure = node(id) else { continue }
+            dependencies.append(
+                .init(
+                    id: id, procedure: procedure, takesData: takingData.contains(id),
+                    tolerated: steps[id]?.step.continueOnError ?? false))
+        }
+        return dependencies
+    }
+
+    private func inject(
+        into receiver: any OutputProcedure<JSONValue>, from source: any OutputProcedure<JSONValue>,
+        wire: Wire
+    ) {
+        guard let receiver = receiver as? any InputProcedure<JSONValue> else { return }
+        injectSelected(into: receiver, from: source, wire: wire)
+    }
+
+    private func injectSelected<R: InputProcedure<JSONValue>, S: OutputProcedure<JSONValue>>(
+        into receiver: R, from source: S, wire: Wire
+    ) {
+        let select = wire.select
+        let sourceID = wire.from.id
+        receiver.injectResult(from: source) { value in
+            try selected(select, from: value, of: sourceID)
+        }
+    }
+
+    private func injectEnvironment<R: Procedure, S: OutputProcedure<JSONValue>>(
+        into receiver: R, from source: S, wire: Wire, name: String,
+        inputs: ShellProcedure.EnvironmentInputs
+    ) {
+        let select = wire.select
+        let sourceID = wire.from.id
+        receiver.injectResult(from: source) { _, value in
+            inputs.set(try selected(select, from: value, of: sourceID), for: name)
+        }
+    }
+
+    private func bind<T: InputProcedure<JSONValue>>(_ group: StepGroupProcedure, to child: T) {
+        group.bind(to: child)
+    }
+
+    private func bind(_ group: StepGroupProcedure, to child: any OutputProcedure<JSONValue>) {
+        guard let child = child as? any InputProcedure<JSONValue> else { return }
+        bind(group, to: child)
+    }
+}
+
+/// The part of a wired value the wire selects.
+///
+/// - Throws: a ``StepError`` when the value has nothing there.
+private func selected(_ pointer: JSONPointer?, from value: JSONValue, of source: String)
+    throws(StepError) -> JSONValue
+{
+    guard let result = select(pointer, from: value) else {
+        throw StepError(.input, "the output of \(source) has no value at \(pointer!)")
+    }
+    return result
+}
+
+/// Reports a step's start and end.
+struct StepObserver: ProcedureObserver {
+    let id: String
+    let events: StepEvents
+
+    func will(execute procedure: Procedure) {
+        events.started(id)
+    }
+
+    func did(finish procedure: Procedure, with error: (any Error)?) {
+        events.finished(id, procedure)
+    }
+}
+
+/// Reports each new attempt of a retry.
+struct RetryObserver: ProcedureObserver {
+    let id: String
+    let events: StepEvents
+
+    func procedure(_ procedure: Procedure, willAdd newOperation: Operation) {
+        guard !(newOperation is DelayProcedure), let retry = procedure as? any RetryAttempts else {
+            return
+        }
+        events.retried(
+            id, attempt: retry.attempt, of: retry.maxAttempts, previous: retry.previousError)
+    }
+}
+
+/// What a reporter needs of a retry, whatever it retries.
+protocol RetryAttempts {
+    var attempt: Int { get }
+    var maxAttempts: Int { get }
+    /// The error of the attempt before the current one.
+    var previousError: (any Error)? { get }
+}
+
+extension RetryProcedure: RetryAttempts {
+    var previousError: (any Error)? {
+        children.compactMap { $0 as? T }.dropLast().last?.error
+    }
+}
+
+/// Where the procedures of a run send what happens to steps.
+protocol StepEvents: Sendable {
+    func started(_ id: String)
+    func output(_ id: String, _ stream: ShellProcedure.Stream, _ lines: [Substring])
+    func retried(_ id: String, attempt: Int, of: Int, previous: (any Error)?)
+    func finished(_ id: String, _ procedure: Procedure)
+}

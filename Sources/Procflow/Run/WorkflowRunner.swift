@@ -1,0 +1,288 @@
+import Foundation
+import ProcedureKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Runs a workflow: builds its procedures, runs the root group, turns what happens to steps into
+/// events for the reporters, and tells how it ended.
+public final class WorkflowRunner: StepEvents, @unchecked Sendable {
+    // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex; reporters are
+    // called one at a time, holding `reporting`.
+
+    public struct Options: Sendable {
+        /// How many steps run at once (per group).
+        public var maxConcurrent: Int
+        /// Cancel everything after the first failure.
+        public var failFast: Bool
+        /// How long a command gets between SIGTERM (or a forwarded signal) and SIGKILL.
+        public var gracePeriod: TimeInterval
+        /// The most stdout bytes kept for a text or JSON output.
+        public var captureLimit: Int
+        /// procflow's own environment.
+        public var environment: [String: String]
+        /// The path of the procflow binary, given to commands as `PROCFLOW`.
+        public var executable: String
+
+        public init(
+            maxConcurrent: Int = ProcessInfo.processInfo.activeProcessorCount,
+            failFast: Bool = false,
+            gracePeriod: TimeInterval = 5, captureLimit: Int = 16 << 20,
+            environment: [String: String] = ProcessInfo.processInfo.environment,
+            executable: String = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+                .path
+        ) {
+            self.maxConcurrent = maxConcurrent
+            self.failFast = failFast
+            self.gracePeriod = gracePeriod
+            self.captureLimit = captureLimit
+            self.environment = environment
+            self.executable = executable
+        }
+    }
+
+    private struct Record {
+        var path: [String]
+        var status = StepStatus.pending
+        var started: Date?
+        var duration: TimeInterval?
+        var reason: String?
+    }
+
+    private struct State {
+        var records: [String: Record] = [:]
+        var root: StepGroupProcedure?
+        var interrupted: Int32?
+        var failedFast = false
+    }
+
+    private let workflow: Workflow
+    private let options: Options
+    private let reporters: [any Reporter]
+    private let state = Locked(State())
+    private let reporting = Locked(())
+    /// Steps in file order, depth first, for the summary.
+    private let order: [String]
+    private let stepsByID: [String: Step]
+    // Set once, at the end of init: the builder needs `self` to report to.
+    private var builder: WorkflowBuilder!
+
+    public init(workflow: Workflow, options: Options, reporters: [any Reporter]) {
+        self.workflow = workflow
+        self.options = options
+        self.reporters = reporters
+        var order: [String] = []
+        var records: [String: Record] = [:]
+        var stepsByID: [String: Step] = [:]
+        func index(_ list: [Step], path: [String]) {
+            for step in list {
+                order.append(step.id)
+                records[step.id] = Record(path: path)
+                stepsByID[step.id] = step
+                index(step.children, path: path + [step.id])
+            }
+        }
+        index(workflow.steps, path: [])
+        self.order = order
+        self.stepsByID = stepsByID
+        state.withLock { $0.records = records }
+        var environment = options.environment
+        for (name, value) in workflow.variables { environment[name] = value }
+        for (name, value) in workflow.environment { environment[name] = value }
+        environment["PROCFLOW"] = options.executable
+        let directory = URL(fileURLWithPath: workflow.path).deletingLastPathComponent()
+            .standardizedFileURL.path
+        builder = WorkflowBuilder(
+            workflow: workflow,
+            settings: .init(
+                environment: environment, directory: directory, gracePeriod: options.gracePeriod,
+                captureLimit: options.captureLimit, maxConcurrent: max(1, options.maxConcurrent)),
+            events: self)
+    }
+
+    /// Runs the workflow to its end and returns how it went.
+    public func run() -> RunSummary {
+        let started = Date()
+        emit(RunEvent(kind: .workflowStarted(name: workflow.name, steps: order)))
+        let root = builder.buildRoot()
+        let done = DispatchSemaphore(value: 0)
+        root.addDidFinishBlockObserver { _, _ in done.signal() }
+        let interrupted = state.withLock { state -> Int32? in
+            state.root = root
+            return state.interrupted
+        }
+        if let interrupted { root.cancel(with: InterruptError(signal: interrupted)) }
+        let queue = ProcedureQueue(name: "procflow")
+        queue.addOperation(root)
+        done.wait()
+        accountForStepsThatNeverRan()
+        // Nothing procflow started may outlive it.
+        if !ProcessGroups.shared.running.isEmpty {
+            ProcessGroups.shared.signalAll(SIGKILL)
+        }
+        let summary = makeSummary(duration: Date().timeIntervalSince(started))
+        emit(RunEvent(kind: .workflowFinished(summary)))
+        return summary
+    }
+
+    /// Cancels the run because procflow received `signal`: running commands get the signal,
+    /// then SIGKILL after the grace period.
+    public func interrupt(signal: Int32) {
+        let root = state.withLock { state -> StepGroupProcedure? in
+            if state.interrupted == nil { state.interrupted = signal }
+            return state.root
+        }
+        root?.cancel(with: InterruptError(signal: signal))
+    }
+
+    // MARK: - Step events
+
+    func started(_ id: String) {
+        state.withLock {
+            $0.records[id]?.status = .running
+            $0.records[id]?.started = Date()
+        }
+        emit(step: id, .stepStarted)
+    }
+
+    func output(_ id: String, _ stream: ShellProcedure.Stream, _ lines: [Substring]) {
+        emit(step: id, .stepOutput(stream, lines))
+    }
+
+    func retried(_ id: String, attempt: Int, of total: Int, previous: (any Error)?) {
+        let reason =
+            previous.map { describe(StepOutcome.classify(error: $0, cancelled: false), id: id) }
+            ?? "it failed"
+        emit(step: id, .stepRetried(attempt: attempt, of: total, reason: reason))
+    }
+
+    func finished(_ id: String, _ procedure: Procedure) {
+        let outcome = StepOutcome.of(procedure)
+        let tolerated = builderStep(id)?.continueOnError ?? false
+        let (duration, record) = state.withLock { state -> (TimeInterval?, Record?) in
+            let duration = state.records[id]?.started.map { Date().timeIntervalSince($0) }
+            state.records[id]?.duration = duration
+            return (duration, state.records[id])
+        }
+        guard record != nil else { return }
+        let kind: RunEvent.Kind
+        let status: StepStatus
+        var reason: String?
+        switch outcome {
+        case .succeeded:
+            (kind, status) = (.stepSucceeded(duration: duration ?? 0), .succeeded)
+        case .failed(let message, let tail):
+            reason = message
+            kind = .stepFailed(
+                reason: message, stderrTail: tail, duration: duration ?? 0, tolerated: tolerated)
+            status = tolerated ? .warning : .failed
+        case .skippedByCondition, .skipped, .dependencyProblem:
+            reason = describe(outcome, id: id)
+            (kind, status) = (.stepSkipped(reason: reason!), .skipped)
+        case .cancelled(let message):
+            reason = message
+            (kind, status) = (.stepCancelled(reason: message, duration: duration), .cancelled)
+        }
+        state.withLock {
+            $0.records[id]?.status = status
+            $0.records[id]?.reason = reason
+        }
+        emit(step: id, kind)
+        if status == .failed, options.failFast { failFast(after: id) }
+    }
+
+    private func failFast(after id: String) {
+        let root = state.withLock { state -> StepGroupProcedure? in
+            guard !state.failedFast else { return nil }
+            state.failedFast = true
+            return state.root
+        }
+        root?.cancel(with: RunCancellation(message: "cancelled by --fail-fast after \(id) failed"))
+    }
+
+    /// The sentence for an outcome, naming the dependency at fault when there is one.
+    private func describe(_ outcome: StepOutcome, id: String) -> String {
+        switch outcome {
+        case .succeeded: return "succeeded"
+        case .failed(let message, _): return message
+        case .skippedByCondition: return "its condition is false"
+        case .skipped(let message), .cancelled(let message): return message
+        case .dependencyProblem:
+            guard let step = builderStep(id) else { return "a dependency did not give its output" }
+            let dependencies = (step.dependsOn.map(\.id) + step.wires.map(\.wire.from.id))
+                .compactMap { dependency in
+                    builder.node(dependency).map { node in
+                        DependencyOutcomeCondition.Dependency(
+                            id: dependency, procedure: node, takesData: true, tolerated: false)
+                    }
+                }
+            return DependencyOutcomeCondition.reason(dependencies)
+                ?? "a dependency did not give its output"
+        }
+    }
+
+    private func builderStep(_ id: String) -> Step? {
+        stepsByID[id]
+    }
+
+    /// Steps that never started nor finished: in a branch case not taken, or in a group that
+    /// did not run. They are reported as skipped.
+    private func accountForStepsThatNeverRan() {
+        let pending = state.withLock { state in
+            order.filter { state.records[$0]?.status == .pending }.map {
+                ($0, state.records[$0]!.path)
+            }
+        }
+        for (id, path) in pending {
+            var reason = "its group did not run"
+            if let parent = path.last, let branch = builder.node(parent) as? BranchProcedure {
+                if let chosen = branch.chosenCase {
+                    reason = "branch \(parent) took the case \(chosen)"
+                } else {
+                    reason = "branch \(parent) did not run"
+                }
+            }
+            state.withLock {
+                $0.records[id]?.status = .skipped
+                $0.records[id]?.reason = reason
+            }
+            emit(step: id, .stepSkipped(reason: reason))
+        }
+    }
+
+    private func makeSummary(duration: TimeInterval) -> RunSummary {
+        state.withLock { state in
+            let rows = order.map { id -> RunSummary.Row in
+                let record = state.records[id]!
+                return RunSummary.Row(
+                    id: id, path: record.path, status: record.status, duration: record.duration,
+                    reason: record.reason)
+            }
+            let result: RunSummary.Result
+            if let signal = state.interrupted {
+                result = .interrupted(signal)
+            } else if rows.contains(where: { $0.status == .failed }) || state.failedFast {
+                result = .failed
+            } else {
+                result = .succeeded
+            }
+            return RunSummary(name: workflow.name, rows: rows, result: result, duration: duration)
+        }
+    }
+
+    // MARK: - Reporting
+
+    private func emit(step id: String, _ kind: RunEvent.Kind) {
+        let path = state.withLock { $0.records[id]?.path ?? [] }
+        emit(RunEvent(step: id, path: path, kind: kind))
+    }
+
+    private func emit(_ event: RunEvent) {
+        reporting.withLock { _ in
+            for reporter in reporters { reporter.report(event) }
+        }
+    }
+}
