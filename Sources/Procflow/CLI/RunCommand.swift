@@ -40,6 +40,11 @@ enum RunCommand {
             .value(
                 "grace-period", "seconds",
                 help: "How long commands get between SIGTERM and SIGKILL; 5 by default."),
+            .value(
+                "capture-limit", "MiB",
+                help:
+                    "The most stdout kept for a step's text or JSON output; past it the step fails. 16 by default."
+            ),
         ])
 
     static func run(_ parsed: ParsedArguments, console: Console) -> Int32 {
@@ -63,6 +68,14 @@ enum RunCommand {
                 )
             }
             options.gracePeriod = seconds
+        }
+        if let text = parsed.value("capture-limit") {
+            guard let mebibytes = Double(text), mebibytes > 0, mebibytes <= 1_048_576 else {
+                return usage(
+                    "The value '\(text)' is invalid for '--capture-limit <MiB>': expected a positive number"
+                )
+            }
+            options.captureLimit = Int(mebibytes * 1_048_576)
         }
         options.failFast = parsed.flags.contains("fail-fast")
         guard

@@ -12,12 +12,20 @@ import ProcedureKit
 /// One run of a command: spawned as the leader of its own process group, its stdout and stderr
 /// drained as they arrive, its exit noticed without polling, and its end reported once.
 ///
+/// Each run has a thread of its own that waits, with poll(2), on the command's two pipes and on
+/// a pidfd that becomes readable when the command exits. (Dispatch read sources would do the
+/// same with fewer threads, but on Linux tearing many of them down concurrently corrupts
+/// libdispatch's epoll bookkeeping — swift-corelibs-libdispatch issue 949 — and crashes.)
+/// Reading a chunk and handing it on happen on that thread, so a command that writes faster
+/// than its output is consumed simply waits.
+///
 /// Teardown is a sequence nothing interrupts: a signal to the whole group, a grace period, then
 /// SIGKILL. When the command exits, whatever it left in its group is torn down the same way,
 /// and pipes still held open by such leftovers are given up after a short wait, so a run
 /// always ends.
 final class ProcessRun: @unchecked Sendable {
-    // @unchecked Sendable: every mutable property is touched only on `queue`, a serial queue.
+    // @unchecked Sendable: `termination`, `killScheduled` and `exited` live in `state`, a
+    // `Locked` mutex; everything else is constant or used only by the run's own thread.
 
     enum Termination: Equatable, Sendable {
         case exited(Int32)
@@ -52,16 +60,8 @@ final class ProcessRun: @unchecked Sendable {
     }
 
     let pid: pid_t
-    private let queue = DispatchQueue(label: "procflow.process")
     private let launch: Launch
-    private var completion: (@Sendable (Outcome) -> Void)?
-    private var readers: [StreamReader] = []
-    private var exitSource: DispatchSourceRead?
-    private var termination: Termination?
-    private var captured: [UInt8] = []
-    private var captureExceeded = false
-    private var stderrTail = RingOfLines(limit: 20)
-    private var killScheduled = false
+    private let state = Locked((exited: false, killScheduled: false))
 
     /// The stderr lines kept for failure reports.
     static let stderrTailLength = 20
@@ -71,7 +71,7 @@ final class ProcessRun: @unchecked Sendable {
         self.launch = launch
     }
 
-    /// Spawns the command and starts watching it; `completion` is called once, on an arbitrary
+    /// Spawns the command and starts watching it; `completion` is called once, on the run's
     /// thread, when the run is over.
     static func start(_ launch: Launch, completion: @escaping @Sendable (Outcome) -> Void)
         throws(StepError)
@@ -96,27 +96,12 @@ final class ProcessRun: @unchecked Sendable {
         ProcessGroups.shared.register(pid)
 
         let run = ProcessRun(pid: pid, launch: launch)
-        run.completion = completion
-        run.queue.sync {
-            run.readers = [
-                StreamReader(stream: .stdout, descriptor: pipes.takeStdout(), queue: run.queue) {
-                    [run] chunk in
-                    run.received(chunk, from: .stdout)
-                } onEnd: { [run] in
-                    run.streamEnded()
-                },
-                StreamReader(stream: .stderr, descriptor: pipes.takeStderr(), queue: run.queue) {
-                    [run] chunk in
-                    run.received(chunk, from: .stderr)
-                } onEnd: { [run] in
-                    run.streamEnded()
-                },
-            ]
-            run.watchExit()
-        }
+        let stdout = pipes.takeStdout()
+        let stderr = pipes.takeStderr()
+        Thread { run.watch(stdout: stdout, stderr: stderr, completion: completion) }.start()
         if let input = launch.stdin {
             let descriptor = pipes.takeStdinWriter()
-            DispatchQueue.global().async { writeAll(input, to: descriptor) }
+            Thread { writeAll(input, to: descriptor) }.start()
         }
         return run
     }
@@ -124,97 +109,115 @@ final class ProcessRun: @unchecked Sendable {
     /// Sends `signal` to the command's process group, then SIGKILL after `gracePeriod` to
     /// whatever is left.
     func terminate(signal: Int32, gracePeriod: TimeInterval) {
-        queue.async { [self] in
-            guard termination == nil || ProcessGroups.isAlive(pid) else { return }
-            kill(-pid, signal)
-            scheduleKill(after: gracePeriod)
-        }
+        let exited = state.withLock { $0.exited }
+        guard !exited || ProcessGroups.isAlive(pid) else { return }
+        kill(-pid, signal)
+        scheduleKill(after: gracePeriod)
     }
-
-    // MARK: - On the queue
 
     private func scheduleKill(after gracePeriod: TimeInterval) {
-        guard !killScheduled else { return }
-        killScheduled = true
-        queue.asyncAfter(deadline: .now() + gracePeriod) { [self] in
+        let first = state.withLock { state -> Bool in
+            defer { state.killScheduled = true }
+            return !state.killScheduled
+        }
+        guard first else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + gracePeriod) { [pid] in
             kill(-pid, SIGKILL)
-            if termination != nil { ProcessGroups.shared.unregister(pid) }
+            ProcessGroups.shared.unregister(pid)
         }
     }
 
-    private func received(_ chunk: StreamReader.Chunk, from stream: ShellProcedure.Stream) {
-        if stream == .stdout, launch.captureStdout, !captureExceeded {
-            if captured.count + chunk.bytes.count > launch.captureLimit {
-                captureExceeded = true
-                captured = []
-                kill(-pid, SIGTERM)
-                scheduleKill(after: launch.gracePeriod)
-            } else {
-                captured.append(contentsOf: chunk.bytes)
-            }
-        }
-        if stream == .stderr {
-            for line in chunk.lines { stderrTail.append(String(line)) }
-        }
-        if !chunk.lines.isEmpty { launch.onOutput?(stream, chunk.lines) }
-    }
+    // MARK: - The run's thread
 
-    private func streamEnded() {
-        finishIfDone()
-    }
+    /// Reads both pipes and waits for the exit, until both pipes are closed and the command has
+    /// exited — or until the pipe grace period after the exit has passed.
+    private func watch(stdout: Int32, stderr: Int32, completion: @Sendable (Outcome) -> Void) {
+        let pidfd = procflow_pidfd_open(pid)
+        var descriptors = [
+            pollfd(fd: stdout, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stderr, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0),
+        ]
+        let streams: [ShellProcedure.Stream] = [.stdout, .stderr]
+        var splitters = [LineSplitter(), LineSplitter()]
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var termination: Termination?
+        var giveUpReading: Date?
+        var captured: [UInt8] = []
+        var captureExceeded = false
+        var stderrTail = RingOfLines(limit: Self.stderrTailLength)
 
-    private func watchExit() {
-        let descriptor = procflow_pidfd_open(pid)
-        guard descriptor >= 0 else {
-            // Without pidfd (Linux before 5.3), a thread waits for this one process.
-            Thread { [self] in
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-                let final = status
-                queue.async { self.exited(final) }
-            }.start()
-            return
+        func deliver(_ lines: [Substring], from stream: ShellProcedure.Stream) {
+            guard !lines.isEmpty else { return }
+            if stream == .stderr { for line in lines { stderrTail.append(String(line)) } }
+            launch.onOutput?(stream, lines)
         }
-        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-        source.setEventHandler { [self] in
+
+        func close(stream index: Int) {
+            Glibc.close(descriptors[index].fd)
+            descriptors[index].fd = -1
+            deliver(splitters[index].finish(), from: streams[index])
+        }
+
+        func reap() {
             var status: Int32 = 0
             let reaped = waitpid(pid, &status, WNOHANG)
             guard reaped == pid || (reaped < 0 && errno == ECHILD) else { return }
-            exitSource?.cancel()
-            exitSource = nil
-            exited(status)
-        }
-        source.setCancelHandler { close(descriptor) }
-        exitSource = source
-        source.resume()
-    }
-
-    private func exited(_ status: Int32) {
-        let signal = status & 0x7F
-        termination = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
-        if ProcessGroups.isAlive(pid) {
-            // Leftovers in the group: they go the way of a cancelled run.
-            kill(-pid, SIGTERM)
-            scheduleKill(after: launch.gracePeriod)
-        } else {
-            ProcessGroups.shared.unregister(pid)
-        }
-        if readers.contains(where: { !$0.isFinished }) {
-            queue.asyncAfter(deadline: .now() + launch.pipeGracePeriod) { [self] in
-                for reader in readers { reader.stop() }
-                finishIfDone()
+            let signal = status & 0x7F
+            termination = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
+            state.withLock { $0.exited = true }
+            if descriptors[2].fd >= 0 { Glibc.close(descriptors[2].fd) }
+            descriptors[2].fd = -1
+            if ProcessGroups.isAlive(pid) {
+                // Leftovers in the group: they go the way of a cancelled run.
+                kill(-pid, SIGTERM)
+                scheduleKill(after: launch.gracePeriod)
+            } else {
+                ProcessGroups.shared.unregister(pid)
             }
+            giveUpReading = Date().addingTimeInterval(launch.pipeGracePeriod)
         }
-        finishIfDone()
-    }
 
-    private func finishIfDone() {
-        guard let termination, let completion, readers.allSatisfy(\.isFinished) else { return }
-        self.completion = nil
-        let outcome = Outcome(
-            termination: termination, captured: captured, captureExceeded: captureExceeded,
-            stderrTail: stderrTail.lines)
-        DispatchQueue.global().async { completion(outcome) }
+        while termination == nil || descriptors[0].fd >= 0 || descriptors[1].fd >= 0 {
+            var timeout: Int32 = -1
+            if let giveUpReading {
+                let left = giveUpReading.timeIntervalSinceNow
+                if left <= 0 { break }
+                timeout = Int32(left * 1000) + 1
+            } else if pidfd < 0 {
+                timeout = 50  // no pidfd (Linux before 5.3): look for the exit now and then
+            }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            if ready < 0, errno != EINTR { break }
+            for index in 0..<2 where descriptors[index].fd >= 0 && descriptors[index].revents != 0 {
+                let count = buffer.withUnsafeMutableBytes {
+                    read(descriptors[index].fd, $0.baseAddress, $0.count)
+                }
+                if count > 0 {
+                    let chunk = buffer[0..<count]
+                    if index == 0, launch.captureStdout, !captureExceeded {
+                        if captured.count + count > launch.captureLimit {
+                            captureExceeded = true
+                            captured = []
+                            kill(-pid, SIGTERM)
+                            scheduleKill(after: launch.gracePeriod)
+                        } else {
+                            captured.append(contentsOf: chunk)
+                        }
+                    }
+                    deliver(splitters[index].lines(in: chunk), from: streams[index])
+                } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+                    close(stream: index)
+                }
+            }
+            if termination == nil, pidfd < 0 || descriptors[2].revents != 0 { reap() }
+        }
+        // Pipes still open here are held by leftovers: stop reading them.
+        for index in 0..<2 where descriptors[index].fd >= 0 { close(stream: index) }
+        completion(
+            Outcome(
+                termination: termination ?? .signaled(SIGKILL), captured: captured,
+                captureExceeded: captureExceeded, stderrTail: stderrTail.lines))
     }
 
     // MARK: - Spawning

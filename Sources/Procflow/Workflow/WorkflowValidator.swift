@@ -69,6 +69,11 @@ struct WorkflowValidator {
             checkWire(wire, source: source.step)
         }
         checkInput(of: info)
+        if step.retry != nil, step.isContainer {
+            report.error(
+                "retry applies to shell, http and file procedures, not to a \(step.kind.name): retry its children",
+                location: step.location, step.pointer.appending("retry"))
+        }
         switch step.kind {
         case .group(let group):
             checkBinding(group.inputTo, in: step, group: group, isInput: true)

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+@testable import Procflow
+
+/// A `procflow run` started in the background, to be signalled.
+final class RunningProcflow {
+    let process = Process()
+    let output = Pipe()
+
+    init(_ fixture: WorkflowFixture, arguments: [String] = []) throws {
+        process.executableURL = procflowBinary
+        process.arguments = ["run", fixture.file] + arguments
+        process.currentDirectoryURL = fixture.directory
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+    }
+
+    /// Waits for the run to end, at most `timeout` seconds; returns its output.
+    func finish(timeout: TimeInterval) -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            Issue.record("procflow did not exit within \(timeout) s")
+            kill(process.processIdentifier, SIGKILL)
+        }
+        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+}
+
+/// The process groups whose leaders wrote their pid into `file`s in `directory`.
+func recordedGroups(in directory: URL, count: Int) -> [pid_t] {
+    (0..<count).compactMap { index in
+        let text = try? String(
+            contentsOf: directory.appendingPathComponent("pid\(index)"), encoding: .utf8)
+        return text.flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+}
+
+@Suite("Signals")
+struct SignalTests {
+
+    /// Steps that each start a grandchild and wait: `sh -c 'sleep 300 & sleep 300'`.
+    static let workflow = """
+        {"procedures": [
+          {"id": "a", "kind": "shell", "run": "echo $$ > pid0; sh -c 'sleep 300 & sleep 300'"},
+          {"id": "b", "kind": "shell", "run": "echo $$ > pid1; sh -c 'sleep 300 & sleep 300'"}
+        ]}
+        """
+
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func aSignalEndsTheRunAndLeavesNoProcessBehind(signal: Int32, status: Int32) throws {
+        let fixture = try WorkflowFixture(Self.workflow)
+        defer { fixture.remove() }
+        let running = try RunningProcflow(fixture)
+        #expect(
+            eventually(timeout: 30) { recordedGroups(in: fixture.directory, count: 2).count == 2 })
+        usleep(300_000)  // let the grandchildren start
+        let groups = recordedGroups(in: fixture.directory, count: 2)
+        #expect(groups.allSatisfy { ProcessGroups.isAlive($0) })
+        kill(running.process.processIdentifier, signal)
+        let output = running.finish(timeout: 30)
+        #expect(running.process.terminationStatus == status)
+        #expect(output.contains("cancelled: interrupted by \(SignalName.describe(signal))"))
+        #expect(output.contains("interrupted by \(SignalName.describe(signal)) in "))
+        for group in groups {
+            #expect(
+                eventually(timeout: 10) { !ProcessGroups.isAlive(group) },
+                "process group \(group) outlived procflow")
+        }
+    }
+
+    @Test func aSecondInterruptKillsAtOnce() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "stubborn", "kind": "shell", "run": "echo $$ > pid0; trap '' INT TERM; sleep 300 & wait; wait"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let running = try RunningProcflow(fixture, arguments: ["--grace-period", "60"])
+        #expect(
+            eventually(timeout: 30) { recordedGroups(in: fixture.directory, count: 1).count == 1 })
+        usleep(300_000)
+        let group = recordedGroups(in: fixture.directory, count: 1)[0]
+        kill(running.process.processIdentifier, SIGINT)
+        usleep(500_000)
+        #expect(running.process.isRunning, "the first Ctrl-C waits for the grace period")
+        let second = Date()
+        kill(running.process.processIdentifier, SIGINT)
+        _ = running.finish(timeout: 30)
+        #expect(Date().timeIntervalSince(second) < 10)
+        #expect(running.process.terminationStatus == 130)
+        #expect(eventually(timeout: 10) { !ProcessGroups.isAlive(group) })
+    }
+}
