@@ -32,14 +32,18 @@ struct WorkflowFileTests {
 struct ReadmeTests {
 
     @Test func theTourWorkflowValidates() throws {
-        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(
+            contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let tour = try #require(readme.range(of: "## A tour of the workflow format"))
-        let start = try #require(readme.range(of: "```json\n", range: tour.upperBound..<readme.endIndex))
+        let start = try #require(
+            readme.range(of: "```json\n", range: tour.upperBound..<readme.endIndex))
         let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
         let json = String(readme[start.upperBound..<end.lowerBound])
         let result = Result { () throws(WorkflowErrors) in
             try WorkflowLoader.load(bytes: Array(json.utf8), file: "README.md", overrides: [])
         }
-        if case .failure(let errors) = result { Issue.record("the README's tour does not validate:\n\(errors)") }
+        if case .failure(let errors) = result {
+            Issue.record("the README's tour does not validate:\n\(errors)")
+        }
     }
 }

@@ -12,7 +12,7 @@ import ProcedureKit
 /// One run of a command: spawned as the leader of its own process group, its stdout and stderr
 /// drained as they arrive, its exit noticed without polling, and its end reported once.
 ///
-/// Each run has a thread of its own that waits, with poll(2), on the command's two pipes and on
+/// Each run has a thread of its own (from a pool) that waits, with poll(2), on the command's two pipes and on
 /// a pidfd that becomes readable when the command exits. (Dispatch read sources would do the
 /// same with fewer threads, but on Linux tearing many of them down concurrently corrupts
 /// libdispatch's epoll bookkeeping — swift-corelibs-libdispatch issue 949 — and crashes.)
@@ -77,14 +77,6 @@ final class ProcessRun: @unchecked Sendable {
         throws(StepError)
         -> ProcessRun
     {
-        if let directory = launch.workingDirectory {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory),
-                isDirectory.boolValue
-            else {
-                throw StepError(.spawnFailed, "the working directory \(directory) does not exist")
-            }
-        }
         var pipes = Pipes()
         defer { pipes.closeParentSides() }
         guard pipes.open(stdin: launch.stdin != nil) else {
@@ -98,10 +90,13 @@ final class ProcessRun: @unchecked Sendable {
         let run = ProcessRun(pid: pid, launch: launch)
         let stdout = pipes.takeStdout()
         let stderr = pipes.takeStderr()
-        Thread { run.watch(stdout: stdout, stderr: stderr, completion: completion) }.start()
+        // Threads come from a pool: creating one per command costs more than the command.
+        WorkerThreads.shared.run {
+            run.watch(stdout: stdout, stderr: stderr, completion: completion)
+        }
         if let input = launch.stdin {
             let descriptor = pipes.takeStdinWriter()
-            Thread { writeAll(input, to: descriptor) }.start()
+            WorkerThreads.shared.run { writeAll(input, to: descriptor) }
         }
         return run
     }
@@ -214,10 +209,12 @@ final class ProcessRun: @unchecked Sendable {
         }
         // Pipes still open here are held by leftovers: stop reading them.
         for index in 0..<2 where descriptors[index].fd >= 0 { close(stream: index) }
-        completion(
-            Outcome(
-                termination: termination ?? .signaled(SIGKILL), captured: captured,
-                captureExceeded: captureExceeded, stderrTail: stderrTail.lines))
+        let outcome = Outcome(
+            termination: termination ?? .signaled(SIGKILL), captured: captured,
+            captureExceeded: captureExceeded, stderrTail: stderrTail.lines)
+        // This thread is done once the completion returns: work the completion readies (the
+        // next command of a chain) starts here, without a thread switch.
+        WorkerThreads.shared.finishingCurrentJob { completion(outcome) }
     }
 
     // MARK: - Spawning
@@ -236,7 +233,7 @@ final class ProcessRun: @unchecked Sendable {
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         // Its own process group; no blocked signals; default handling of the signals procflow
-        // itself catches or ignores.
+        // ignores (handled ones are reset by exec anyway).
         posix_spawnattr_setflags(
             &attributes,
             Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
@@ -246,9 +243,7 @@ final class ProcessRun: @unchecked Sendable {
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for signal in [
-            SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM, SIGTSTP,
-        ] {
+        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT] {
             sigaddset(&defaults, signal)
         }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
@@ -266,6 +261,16 @@ final class ProcessRun: @unchecked Sendable {
             : posix_spawnp(&pid, launch.executable, &actions, &attributes, arguments, environment)
         guard result == 0 else {
             let reason = String(cString: strerror(result))
+            // The working directory is checked only now: a stat per command is not free.
+            if let directory = launch.workingDirectory {
+                var isDirectory: ObjCBool = false
+                if !FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
+                    || !isDirectory.boolValue
+                {
+                    throw StepError(
+                        .spawnFailed, "the working directory \(directory) does not exist")
+                }
+            }
             if result == ENOENT {
                 throw StepError(.spawnFailed, "command not found: \(launch.executable)")
             }
@@ -297,9 +302,8 @@ private struct Pipes {
             guard let pipe = makePipe() else { return false }
             stdin = pipe
         } else {
-            let null = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
-            guard null >= 0 else { return false }
-            stdin = (null, -1)
+            guard Self.devNull >= 0 else { return false }
+            stdin = (Self.devNull, -1)
         }
         guard let out = makePipe(), let err = makePipe() else { return false }
         stdout = out
@@ -307,8 +311,12 @@ private struct Pipes {
         return true
     }
 
+    /// /dev/null, opened once and shared as the stdin of commands without an input.
+    static let devNull = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
+
     mutating func closeChildSides() {
-        for descriptor in [stdin.read, stdout.write, stderr.write] where descriptor >= 0 {
+        for descriptor in [stdin.read, stdout.write, stderr.write]
+        where descriptor >= 0 && descriptor != Self.devNull {
             close(descriptor)
         }
         stdin.read = -1

@@ -306,7 +306,7 @@ final class DecodingContext {
     var variables: [String: String] = [:]
     /// Every id the file declares, including those of procedures that could not be decoded,
     /// so that references to them are not reported as unknown as well.
-    var declaredIDs: [String: SourceLocation] = [:]
+    var declaredIDs: [String: Int] = [:]
     private(set) var diagnostics: [Diagnostic] = []
 
     init(file: String, source: SourceText) {

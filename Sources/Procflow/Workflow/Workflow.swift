@@ -68,9 +68,10 @@ public struct Step: Sendable {
     /// Whether the step runs even when steps it depends on failed or were skipped: for
     /// clean-up.
     public var always: Bool
-    /// Where the step is in the file.
+    /// Where the step is in the file: its JSON Pointer, and the byte offset of its object
+    /// (turned into a line and column only for a diagnostic).
     public var pointer: JSONPointer
-    public var location: SourceLocation
+    var offset: Int
 
     public enum Kind: Sendable {
         case shell(Shell)
@@ -118,7 +119,7 @@ public struct Step: Sendable {
 public struct Reference: Sendable {
     public var id: String
     public var pointer: JSONPointer
-    public var location: SourceLocation
+    var offset: Int
 }
 
 /// Data taken from another step's output, optionally a part of a JSON output.
@@ -127,7 +128,7 @@ public struct Wire: Sendable {
     /// The part of a JSON output to take.
     public var select: JSONPointer?
     public var pointer: JSONPointer
-    public var location: SourceLocation
+    var offset: Int
 }
 
 /// What becomes of a step's output.

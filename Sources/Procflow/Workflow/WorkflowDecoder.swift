@@ -163,7 +163,7 @@ struct WorkflowDecoder {
             id: id, description: description, kind: kind, dependsOn: dependsOn, input: input,
             when: when, mutex: mutex, retry: retry, timeout: timeout,
             continueOnError: continueOnError, always: always,
-            pointer: pointer, location: report.location(of: object.offset))
+            pointer: pointer, offset: object.offset)
     }
 
     private enum KindName: String, CaseIterable {
@@ -182,11 +182,12 @@ struct WorkflowDecoder {
         }
         if let first = report.declaredIDs[id] {
             report.error(
-                "duplicate id \"\(id)\": already used at line \(first.line)", at: node.offset,
+                "duplicate id \"\(id)\": already used at line \(report.location(of: first).line)",
+                at: node.offset,
                 pointer)
             return nil
         }
-        report.declaredIDs[id] = report.location(of: node.offset)
+        report.declaredIDs[id] = node.offset
         guard Self.isValidID(id) else {
             report.error(
                 "\"\(id)\" is not a valid id: use letters, digits, '_', '-' and '.', starting with a letter or '_'",
@@ -253,7 +254,7 @@ struct WorkflowDecoder {
                 "expected a procedure id, found \(node.typeDescription)", at: node.offset, pointer)
             return nil
         }
-        return Reference(id: id, pointer: pointer, location: report.location(of: node.offset))
+        return Reference(id: id, pointer: pointer, offset: node.offset)
     }
 
     private func decodeWire(_ node: JSONNode, at pointer: JSONPointer) -> Wire? {
@@ -284,7 +285,7 @@ struct WorkflowDecoder {
         object.reportUnread(in: "a wire", allowed: ["from", "select"])
         guard let from else { return nil }
         return Wire(
-            from: from, select: select, pointer: pointer, location: report.location(of: node.offset)
+            from: from, select: select, pointer: pointer, offset: node.offset
         )
     }
 

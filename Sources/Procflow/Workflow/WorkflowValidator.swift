@@ -72,7 +72,7 @@ struct WorkflowValidator {
         if step.retry != nil, step.isContainer {
             report.error(
                 "retry applies to shell, http and file procedures, not to a \(step.kind.name): retry its children",
-                location: step.location, step.pointer.appending("retry"))
+                at: step.offset, step.pointer.appending("retry"))
         }
         switch step.kind {
         case .group(let group):
@@ -90,12 +90,12 @@ struct WorkflowValidator {
             guard report.declaredIDs[reference.id] == nil else { return nil }
             report.error(
                 "unknown procedure \"\(reference.id)\"\(Suggestion.hint(for: reference.id, in: infos.lazy.map(\.step.id)))",
-                location: reference.location, reference.pointer)
+                at: reference.offset, reference.pointer)
             return nil
         }
         if target.step.id == info.step.id {
             report.error(
-                "\"\(info.step.id)\" cannot \(what) itself", location: reference.location,
+                "\"\(info.step.id)\" cannot \(what) itself", at: reference.offset,
                 reference.pointer)
             return nil
         }
@@ -103,7 +103,7 @@ struct WorkflowValidator {
             let branch = branchCase.split(separator: "#").first.map(String.init) ?? branchCase
             report.error(
                 "\"\(reference.id)\" runs only if branch \"\(branch)\" takes its case, so \"\(info.step.id)\" cannot \(what) it; \(what) \"\(branch)\" instead",
-                location: reference.location, reference.pointer)
+                at: reference.offset, reference.pointer)
             return nil
         }
         return target
@@ -119,14 +119,14 @@ struct WorkflowValidator {
             default: fix = ""
             }
             report.error(
-                "\"\(source.id)\" has no output to take\(fix)", location: wire.from.location,
+                "\"\(source.id)\" has no output to take\(fix)", at: wire.from.offset,
                 wire.from.pointer)
             return
         }
         if let select = wire.select, !select.isRoot, format != .json {
             report.error(
                 "cannot select \(select) from \"\(source.id)\": its output is text, not JSON\(source.canGiveJSON ? " (set \"output\": \"json\" on it)" : "")",
-                location: wire.location, wire.pointer.appending("select"))
+                at: wire.offset, wire.pointer.appending("select"))
         }
     }
 
@@ -142,19 +142,19 @@ struct WorkflowValidator {
         if step.input != nil, receivesFromGroup {
             report.error(
                 "\"\(step.id)\" receives the input of its group \"\(infos[info.parent!].step.id)\", so it cannot have its own \"input\"",
-                location: step.location, step.pointer.appending("input"))
+                at: step.offset, step.pointer.appending("input"))
         }
         func needs(_ what: String) {
             if !hasInput {
                 report.error(
                     "\(what) needs an \"input\" wired from another procedure",
-                    location: step.location,
+                    at: step.offset,
                     step.pointer)
             }
         }
         func takesNone(_ what: String) {
             if let input = step.input {
-                report.error("\(what) takes no input", location: input.location, input.pointer)
+                report.error("\(what) takes no input", at: input.offset, input.pointer)
             }
         }
         switch step.kind {
@@ -164,7 +164,7 @@ struct WorkflowValidator {
                 if content != nil, let input = step.input {
                     report.error(
                         "give the file's content either as \"content\" or as an \"input\", not both",
-                        location: input.location, input.pointer)
+                        at: input.offset, input.pointer)
                 } else if content == nil {
                     needs("a file write without \"content\"")
                 }
@@ -177,18 +177,18 @@ struct WorkflowValidator {
             if http.body != nil, let input = step.input {
                 report.error(
                     "give the request body either as \"body\" or as an \"input\", not both",
-                    location: input.location, input.pointer)
+                    at: input.offset, input.pointer)
             }
         case .group(let group):
             if let input = step.input, group.inputTo == nil {
                 report.error(
                     "the group has an \"input\" but no \"inputTo\" child to forward it to",
-                    location: input.location, input.pointer)
+                    at: input.offset, input.pointer)
             }
             if group.inputTo != nil, step.input == nil, !receivesFromGroup {
                 report.error(
                     "the group forwards its input to \"\(group.inputTo!.id)\" but has no \"input\"",
-                    location: step.location, step.pointer.appending("inputTo"))
+                    at: step.offset, step.pointer.appending("inputTo"))
             }
         case .branch:
             takesNone("a branch (it reads \"on\")")
@@ -205,17 +205,17 @@ struct WorkflowValidator {
                 known
                     ? "\"\(reference.id)\" is not a procedure of the group \"\(step.id)\": bind a direct child"
                     : "unknown procedure \"\(reference.id)\"\(Suggestion.hint(for: reference.id, in: group.steps.map(\.id)))",
-                location: reference.location, reference.pointer)
+                at: reference.offset, reference.pointer)
             return
         }
         if !isInput, child.outputFormat == .none {
             report.error(
-                "\"\(child.id)\" has no output for the group to give", location: reference.location,
+                "\"\(child.id)\" has no output for the group to give", at: reference.offset,
                 reference.pointer)
         }
         if isInput, !child.acceptsInput {
             report.error(
-                "\"\(child.id)\" takes no input", location: reference.location, reference.pointer)
+                "\"\(child.id)\" takes no input", at: reference.offset, reference.pointer)
         }
     }
 
@@ -257,7 +257,7 @@ struct WorkflowValidator {
         if path.count > 1, path.first == path.last { path.removeLast() }
         let text = (path + [path[0]]).map { infos[$0].step.id }.joined(separator: " -> ")
         let culprit = infos[path[0]].step
-        report.error("dependency cycle: \(text)", location: culprit.location, culprit.pointer)
+        report.error("dependency cycle: \(text)", at: culprit.offset, culprit.pointer)
     }
 
     /// A cycle in the graph, as a list of nodes from one back to itself; iterative DFS.
