@@ -440,3 +440,43 @@ struct RunTests {
         #expect(github.stdout.contains("::error title=bad failed::exited with status 2 — why"))
     }
 }
+
+@Suite("Output edge cases")
+struct OutputEdgeCaseTests {
+
+    @Test func aClosedStandardOutputDoesNotStopTheRun() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "chatty", "kind": "shell", "run": "seq 1 50000"},
+              {"id": "later", "kind": "shell", "run": "sleep 0.3; echo done > later.txt"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let process = Process()
+        process.executableURL = procflowBinary
+        process.arguments = ["run", fixture.file]
+        process.currentDirectoryURL = fixture.directory
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try output.fileHandleForReading.close()  // as `procflow run … | head -0` would
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        #expect(fixture.contents("later.txt") == "done\n")
+    }
+
+    @Test func groupedOutputKeepsTheLatestLinesOfAHugeStep() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [{"id": "flood", "kind": "shell", "run": "seq 1 1500000"}]}
+            """)
+        defer { fixture.remove() }
+        let result = try fixture.run(["--output", "grouped"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("earlier lines not kept\n"))
+        #expect(result.stdout.contains("\n1500000\n"))
+    }
+}

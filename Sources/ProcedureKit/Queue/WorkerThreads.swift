@@ -24,46 +24,44 @@ package final class WorkerThreads: Sendable {
     private final class Worker: Sendable {
         let wake = DispatchSemaphore(value: 0)
         let job = Locked<(@Sendable () -> Void)?>(nil)
-        /// While the current job is finishing: whether it takes a job to run next, and that job.
-        let next = Locked<(accepting: Bool, job: (@Sendable () -> Void)?)>((false, nil))
+    }
+
+    /// A job set aside by ``capturingNextJob(_:)``; used by one thread only.
+    private final class Capture {
+        var job: (@Sendable () -> Void)?
     }
 
     private let idle = Locked<[Worker]>([])
 
-    /// The pool's worker on this thread, if this is one of the pool's threads.
-    private static let currentKey: pthread_key_t = {
+    private static let captureKey: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key, nil)
         return key
     }()
 
-    private static var current: Worker? {
-        pthread_getspecific(currentKey).map {
-            Unmanaged<Worker>.fromOpaque($0).takeUnretainedValue()
-        }
-    }
-
-    /// Runs `body` on a pool thread whose job ends as soon as `body` returns: the first job
-    /// `run(_:)` is given meanwhile runs next on this thread, rather than waking another one.
+    /// Runs `body`; the first job ``run(_:)`` is given on this thread meanwhile is not handed
+    /// to another thread but returned, for the caller to run itself.
     ///
-    /// For a job whose last act readies more work (a finished command readying the next), so
-    /// that the work continues without a thread switch.
-    package func finishingCurrentJob(_ body: () -> Void) {
-        guard let worker = Self.current else { return body() }
-        worker.next.withLock { $0.accepting = true }
-        body()
-        worker.next.withLock { $0.accepting = false }
+    /// For a thread whose next act would be to wait, while `body` readies more work (a finished
+    /// command readying the next one): the work continues without a thread switch.
+    package func capturingNextJob(_ body: () -> Void) -> (@Sendable () -> Void)? {
+        let capture = Capture()
+        let previous = pthread_getspecific(Self.captureKey)
+        pthread_setspecific(Self.captureKey, Unmanaged.passUnretained(capture).toOpaque())
+        withExtendedLifetime(capture) { body() }
+        pthread_setspecific(Self.captureKey, previous)
+        return capture.job
     }
 
-    /// Runs `job` on an idle thread, or on a new one if none is idle.
+    /// Runs `job` on an idle thread, or on a new one if none is idle (or hands it to the
+    /// caller of ``capturingNextJob(_:)`` on this thread).
     package func run(_ job: @escaping @Sendable () -> Void) {
-        if let worker = Self.current {
-            let deferred = worker.next.withLock { next -> Bool in
-                guard next.accepting, next.job == nil else { return false }
-                next.job = job
-                return true
+        if let pointer = pthread_getspecific(Self.captureKey) {
+            let capture = Unmanaged<Capture>.fromOpaque(pointer).takeUnretainedValue()
+            if capture.job == nil {
+                capture.job = job
+                return
             }
-            if deferred { return }
         }
         if let worker = idle.withLock({ $0.popLast() }) {
             worker.job.withLock { $0 = job }
@@ -76,10 +74,8 @@ package final class WorkerThreads: Sendable {
     }
 
     private func loop(_ worker: Worker) {
-        pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(worker).toOpaque())
         while true {
             if let job = worker.job.withLock({ $0.take() }) { job() }
-            while let next = worker.next.withLock({ $0.job.take() }) { next() }
             idle.withLock { $0.append(worker) }
             if worker.wake.wait(timeout: .now() + Self.idleTimeout) == .timedOut {
                 let retired = idle.withLock { idle in

@@ -126,6 +126,10 @@ final class SignalForwarding: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
 
     init(runner: WorkflowRunner) {
+        // A closed stdout (`procflow run w.json | head`) must not kill procflow midway and orphan
+        // its commands: writes fail with EPIPE instead, and the run goes on. Commands get the
+        // default disposition back when they are spawned.
+        signal(SIGPIPE, SIG_IGN)
         let received = Locked(0)
         let queue = DispatchQueue(label: "procflow.signals")
         sources = [SIGINT, SIGTERM].map { (signalNumber: Int32) -> any DispatchSourceSignal in

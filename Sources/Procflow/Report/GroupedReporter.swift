@@ -1,4 +1,5 @@
 import Foundation
+import ProcedureKit
 
 /// Output for CI logs: each step's output printed as one block when the step ends. In GitHub
 /// Actions (`GITHUB_ACTIONS=true`) blocks are `::group::` sections and failures are
@@ -10,10 +11,20 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
     /// The most output kept per step; beyond it, the earliest lines are dropped and counted.
     static let bufferLimit = 4 << 20
 
+    /// A step's output so far: a ring of lines, the oldest dropped past the byte limit.
     private struct Buffer {
-        var lines: [String] = []
+        var lines = RingBuffer<String>()
         var bytes = 0
         var dropped = 0
+
+        mutating func append(_ line: String) {
+            lines.append(line)
+            bytes += line.utf8.count
+            while bytes > GroupedReporter.bufferLimit, let oldest = lines.popFirst() {
+                bytes -= oldest.utf8.count
+                dropped += 1
+            }
+        }
     }
 
     private let console: Console
@@ -35,17 +46,11 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
         case .stepStarted:
             buffers[id] = Buffer()
         case .stepOutput(let stream, let lines):
-            var buffer = buffers[id] ?? Buffer()
+            // Mutated in place: copying the buffer out and back would copy every line kept.
             for line in lines {
-                let text = stream == .stderr ? "[stderr] \(line)" : String(line)
-                buffer.lines.append(text)
-                buffer.bytes += text.utf8.count
+                buffers[id, default: Buffer()].append(
+                    stream == .stderr ? "[stderr] \(line)" : String(line))
             }
-            while buffer.bytes > Self.bufferLimit, !buffer.lines.isEmpty {
-                buffer.bytes -= buffer.lines.removeFirst().utf8.count
-                buffer.dropped += 1
-            }
-            buffers[id] = buffer
         case .stepSucceeded(let duration):
             block(id, title: "\(id): succeeded in \(formatDuration(duration))")
         case .stepFailed(let reason, let tail, let duration, let tolerated):
@@ -73,7 +78,8 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
         let buffer = buffers.removeValue(forKey: id) ?? Buffer()
         var text = github ? "::group::\(title)\n" : "=== \(title)\n"
         if buffer.dropped > 0 { text += "… \(buffer.dropped) earlier lines not kept\n" }
-        for line in buffer.lines { text += line + "\n" }
+        var lines = buffer.lines
+        while let line = lines.popFirst() { text += line + "\n" }
         text += github ? "::endgroup::\n" : "\n"
         console.write(text)
     }

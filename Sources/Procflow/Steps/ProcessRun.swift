@@ -214,7 +214,7 @@ final class ProcessRun: @unchecked Sendable {
             captureExceeded: captureExceeded, stderrTail: stderrTail.lines)
         // This thread is done once the completion returns: work the completion readies (the
         // next command of a chain) starts here, without a thread switch.
-        WorkerThreads.shared.finishingCurrentJob { completion(outcome) }
+        if let next = WorkerThreads.shared.capturingNextJob({ completion(outcome) }) { next() }
     }
 
     // MARK: - Spawning
