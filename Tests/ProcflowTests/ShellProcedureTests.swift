@@ -256,3 +256,127 @@ func eventually(timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bool {
     }
     return condition()
 }
+
+@Suite("Starting commands")
+struct StartingCommandTests {
+
+    @Test(arguments: [
+        ("true", ["true"]),
+        ("cc -c main.c -o build/main.o", ["cc", "-c", "main.c", "-o", "build/main.o"]),
+        ("  swift\tbuild  -c release ", ["swift", "build", "-c", "release"]),
+        (
+            "tool --flag=value a,b x:y +1 user@host 50%",
+            [
+                "tool", "--flag=value", "a,b", "x:y", "+1", "user@host", "50%",
+            ]
+        ),
+    ])
+    func aScriptWithoutShellSyntaxIsItsWords(script: String, words: [String]) {
+        #expect(ShellProcedure.Command.script(script).directArguments == words)
+    }
+
+    @Test(arguments: [
+        "echo $HOME", "ls *.swift", "a && b", "a; b", "a | b", "a > out", "cat < in",
+        "echo 'quoted'", "echo \"quoted\"", "printf a\\\\n", "ls ~", "run # comment",
+        "(subshell)", "{ group; }", "cmd &", "echo `date`", "a\nb", "NAME=value tool",
+        "cd build", "exit 3", "echo -e x", "pwd", "export A", "if", ". ./env.sh", "",
+        "   ", "tool caf\u{E9}",
+    ])
+    func anythingElseGoesToTheShell(script: String) {
+        #expect(ShellProcedure.Command.script(script).directArguments == nil)
+    }
+
+    @Test func aSimpleScriptRunsWithoutAShell() {
+        // dash drops variables whose names it cannot use, so only a direct exec sees this one.
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOT-A-SHELL-NAME"] = "kept"
+        let procedure = run(
+            ShellProcedure(
+                .script("printenv NOT-A-SHELL-NAME"),
+                options: .init(environment: environment, output: .text)))
+        #expect(procedure.error == nil)
+        #expect(procedure.output.value?.value == .string("kept"))
+    }
+
+    @Test func aScriptThatCannotBeExecutedDirectlyFallsBackToTheShell() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // No #! line: exec(2) refuses it, a shell runs it.
+        let script = directory.appendingPathComponent("noshebang")
+        try "echo from the shell\n".write(to: script, atomically: true, encoding: .utf8)
+        chmod(script.path, 0o755)
+        let procedure = run(shell("./noshebang", output: .text, cwd: directory.path))
+        #expect(procedure.error == nil)
+        #expect(procedure.output.value?.value == .string("from the shell"))
+    }
+
+    @Test func anUnknownCommandFailsAsTheShellWouldReportIt() {
+        let procedure = run(shell("procflow-no-such-command --flag"))
+        let error = procedure.error as? StepError
+        #expect(error?.code == .exited(127))
+        #expect(error?.stderrTail.last?.contains("not found") == true)
+    }
+
+    @Test(arguments: [
+        ShellProcedure.Command.argv(["procflow-test-tool"]), .script("procflow-test-tool"),
+    ])
+    func commandsAreLookedUpInTheirOwnPath(command: ShellProcedure.Command) throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tools = directory.appendingPathComponent("tools")
+        try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
+        let tool = tools.appendingPathComponent("procflow-test-tool")
+        try "#!/bin/sh\necho tool ran\n".write(to: tool, atomically: true, encoding: .utf8)
+        chmod(tool.path, 0o755)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = "tools:/usr/bin:/bin"  // relative: to the working directory
+        let procedure = run(
+            ShellProcedure(
+                command,
+                options: .init(
+                    workingDirectory: directory.path, environment: environment, output: .text)))
+        #expect(procedure.error == nil)
+        #expect(procedure.output.value?.value == .string("tool ran"))
+    }
+
+    @Test func anArgvCommandNotInItsPathIsNotFound() {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = "/nonexistent"
+        let procedure = run(
+            ShellProcedure(.argv(["true"]), options: .init(environment: environment)))
+        #expect((procedure.error as? StepError)?.message == "command not found: true")
+    }
+
+    @Test(arguments: [
+        ShellProcedure.Command.argv(["printenv", "PWD"]), .script("printenv PWD"),
+        .script("echo \"$PWD\""),
+    ])
+    func pwdNamesTheWorkingDirectory(command: ShellProcedure.Command) throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["PWD"] = "/stale"
+        let procedure = run(
+            ShellProcedure(
+                command,
+                options: .init(
+                    workingDirectory: directory.path, environment: environment, output: .text)))
+        #expect(procedure.output.value?.value == .string(directory.path))
+    }
+}
+
+@Suite("Paths")
+struct PathTests {
+    @Test(arguments: [
+        (".", "/work/flow", "/work/flow"),
+        ("sub/./dir/", "/work/flow/", "/work/flow/sub/dir"),
+        ("../out/a.txt", "/work/flow", "/work/out/a.txt"),
+        ("../../../..", "/work", "/"),
+        ("/abs/./kept", "/work", "/abs/./kept"),
+    ])
+    func relativePathsResolveAgainstTheWorkflowDirectory(
+        path: String, directory: String, resolved: String
+    ) {
+        #expect(resolve(path, in: directory) == resolved)
+    }
+}

@@ -238,9 +238,13 @@ public final class ProcedureQueue: @unchecked Sendable {
     private func runWorker() {
         var wasBusy = false
         while let item = nextItem(afterBusy: wasBusy) {
-            switch item {
-            case .procedure(let procedure): procedure.start(from: self)
-            case .operation(let operation): operation.start()
+            // Work a start left for this thread goes elsewhere: another start comes first.
+            if wasBusy { WorkerThreads.shared.releaseDeferredJob() }
+            WorkerThreads.shared.allowingDeferral {
+                switch item {
+                case .procedure(let procedure): procedure.start(from: self)
+                case .operation(let operation): operation.start()
+                }
             }
             wasBusy = true
         }

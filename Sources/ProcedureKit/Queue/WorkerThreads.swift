@@ -31,6 +31,58 @@ package final class WorkerThreads: Sendable {
         var job: (@Sendable () -> Void)?
     }
 
+    /// What a pool thread knows about itself; used by that thread only.
+    private final class ThreadContext {
+        /// Whether ``runAfterCurrentJob(_:)`` may keep a job for this thread now.
+        var mayDefer = false
+        /// The job to run when the current one returns.
+        var deferred: (@Sendable () -> Void)?
+    }
+
+    private static let contextKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    private static var currentContext: ThreadContext? {
+        guard let pointer = pthread_getspecific(contextKey) else { return nil }
+        return Unmanaged<ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Runs `body` (on a pool thread) allowing ``runAfterCurrentJob(_:)`` to keep one job for
+    /// this thread, to run once its current job returns.
+    ///
+    /// For work known not to block once `body` returns: a queue starting one operation.
+    package func allowingDeferral(_ body: () -> Void) {
+        guard let context = Self.currentContext else { return body() }
+        let outer = context.mayDefer
+        context.mayDefer = true
+        body()
+        context.mayDefer = outer
+    }
+
+    /// Runs `job` on this thread when its current job returns, if called within
+    /// ``allowingDeferral(_:)`` and no job is kept yet; otherwise as ``run(_:)`` does.
+    ///
+    /// A command watcher started while a thread starts a command: the same thread watches it
+    /// next, instead of waking another.
+    package func runAfterCurrentJob(_ job: @escaping @Sendable () -> Void) {
+        if let context = Self.currentContext, context.mayDefer, context.deferred == nil {
+            context.deferred = job
+            return
+        }
+        run(job)
+    }
+
+    /// Hands a job kept by ``runAfterCurrentJob(_:)`` to another thread: for a thread about to
+    /// do work that may take long.
+    package func releaseDeferredJob() {
+        guard let context = Self.currentContext, let job = context.deferred else { return }
+        context.deferred = nil
+        run(job)
+    }
+
     private let idle = Locked<[Worker]>([])
 
     private static let captureKey: pthread_key_t = {
@@ -74,8 +126,15 @@ package final class WorkerThreads: Sendable {
     }
 
     private func loop(_ worker: Worker) {
+        let context = ThreadContext()
+        pthread_setspecific(Self.contextKey, Unmanaged.passUnretained(context).toOpaque())
         while true {
-            if let job = worker.job.withLock({ $0.take() }) { job() }
+            var next = worker.job.withLock { $0.take() }
+            while let job = next {
+                job()
+                next = context.deferred
+                context.deferred = nil
+            }
             idle.withLock { $0.append(worker) }
             if worker.wake.wait(timeout: .now() + Self.idleTimeout) == .timedOut {
                 let retired = idle.withLock { idle in

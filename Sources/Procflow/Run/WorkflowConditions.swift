@@ -144,9 +144,21 @@ final class DependencyOutcomeCondition: Condition, @unchecked Sendable {
 
 /// `path` made absolute, relative to `directory`.
 func resolve(_ path: String, in directory: String) -> String {
-    path.hasPrefix("/")
-        ? path
-        : URL(fileURLWithPath: directory).appendingPathComponent(path).standardizedFileURL.path
+    guard !path.hasPrefix("/") else { return path }
+    let base =
+        directory.hasPrefix("/")
+        ? directory : FileManager.default.currentDirectoryPath + "/" + directory
+    // Lexically, as URL.standardizedFileURL does, without its cost (a command's working
+    // directory is resolved for every shell step).
+    var components: [Substring] = []
+    for component in (base + "/" + path).split(separator: "/") {
+        switch component {
+        case ".": continue
+        case "..": _ = components.popLast()
+        default: components.append(component)
+        }
+    }
+    return "/" + components.joined(separator: "/")
 }
 
 /// The part of `value` a wire selects, or all of it.

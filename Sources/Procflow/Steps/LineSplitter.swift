@@ -8,7 +8,7 @@ struct LineSplitter {
     private var partial: [UInt8] = []
 
     /// The lines `bytes` completes.
-    mutating func lines(in bytes: ArraySlice<UInt8>) -> [Substring] {
+    mutating func lines(in bytes: UnsafeRawBufferPointer) -> [Substring] {
         var text: [UInt8] = []
         var boundaries: [Int] = []
         var start = bytes.startIndex

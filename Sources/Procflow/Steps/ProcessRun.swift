@@ -66,6 +66,9 @@ final class ProcessRun: @unchecked Sendable {
     /// The stderr lines kept for failure reports.
     static let stderrTailLength = 20
 
+    /// How long, in milliseconds, a command runs before its run opens a pidfd to see its exit.
+    static let pidfdDelay: UInt64 = 20
+
     private init(pid: pid_t, launch: Launch) {
         self.pid = pid
         self.launch = launch
@@ -91,7 +94,7 @@ final class ProcessRun: @unchecked Sendable {
         let stdout = pipes.takeStdout()
         let stderr = pipes.takeStderr()
         // Threads come from a pool: creating one per command costs more than the command.
-        WorkerThreads.shared.run {
+        WorkerThreads.shared.runAfterCurrentJob {
             run.watch(stdout: stdout, stderr: stderr, completion: completion)
         }
         if let input = launch.stdin {
@@ -126,16 +129,24 @@ final class ProcessRun: @unchecked Sendable {
 
     /// Reads both pipes and waits for the exit, until both pipes are closed and the command has
     /// exited — or until the pipe grace period after the exit has passed.
+    ///
+    /// Most commands close their pipes by exiting: then a blocking waitpid(2) collects the exit.
+    /// A command still running after ``pidfdDelay`` gets a pidfd (opening one costs about as much
+    /// as a short command's whole bookkeeping), so that its exit is seen even while something it
+    /// started holds its pipes open.
     private func watch(stdout: Int32, stderr: Int32, completion: @Sendable (Outcome) -> Void) {
-        let pidfd = procflow_pidfd_open(pid)
         var descriptors = [
             pollfd(fd: stdout, events: Int16(POLLIN), revents: 0),
             pollfd(fd: stderr, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: -1, events: Int16(POLLIN), revents: 0),  // the pidfd, once opened
         ]
+        var pidfdOpened = false
+        let pidfdDue = DispatchTime.now().uptimeNanoseconds + Self.pidfdDelay * 1_000_000
         let streams: [ShellProcedure.Stream] = [.stdout, .stderr]
         var splitters = [LineSplitter(), LineSplitter()]
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        // Not zeroed: only what read(2) fills is ever looked at.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        defer { buffer.deallocate() }
         var termination: Termination?
         var giveUpReading: Date?
         var captured: [UInt8] = []
@@ -154,9 +165,12 @@ final class ProcessRun: @unchecked Sendable {
             deliver(splitters[index].finish(), from: streams[index])
         }
 
-        func reap() {
+        func reap(blocking: Bool) {
             var status: Int32 = 0
-            let reaped = waitpid(pid, &status, WNOHANG)
+            var reaped: pid_t
+            repeat {
+                reaped = waitpid(pid, &status, blocking ? 0 : WNOHANG)
+            } while reaped < 0 && errno == EINTR
             guard reaped == pid || (reaped < 0 && errno == ECHILD) else { return }
             let signal = status & 0x7F
             termination = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
@@ -174,22 +188,32 @@ final class ProcessRun: @unchecked Sendable {
         }
 
         while termination == nil || descriptors[0].fd >= 0 || descriptors[1].fd >= 0 {
+            if termination == nil, descriptors[0].fd < 0, descriptors[1].fd < 0 {
+                reap(blocking: true)  // nothing left to read: only the exit to wait for
+                continue
+            }
             var timeout: Int32 = -1
             if let giveUpReading {
                 let left = giveUpReading.timeIntervalSinceNow
                 if left <= 0 { break }
                 timeout = Int32(left * 1000) + 1
-            } else if pidfd < 0 {
+            } else if !pidfdOpened {
+                let now = DispatchTime.now().uptimeNanoseconds
+                timeout = now >= pidfdDue ? 0 : Int32((pidfdDue - now) / 1_000_000) + 1
+            } else if descriptors[2].fd < 0 {
                 timeout = 50  // no pidfd (Linux before 5.3): look for the exit now and then
             }
             let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if ready < 0, errno != EINTR { break }
+            // Due even while output keeps coming: a leftover may write on after the exit.
+            if termination == nil, !pidfdOpened, DispatchTime.now().uptimeNanoseconds >= pidfdDue {
+                pidfdOpened = true
+                descriptors[2].fd = procflow_pidfd_open(pid)
+            }
             for index in 0..<2 where descriptors[index].fd >= 0 && descriptors[index].revents != 0 {
-                let count = buffer.withUnsafeMutableBytes {
-                    read(descriptors[index].fd, $0.baseAddress, $0.count)
-                }
+                let count = read(descriptors[index].fd, buffer.baseAddress, buffer.count)
                 if count > 0 {
-                    let chunk = buffer[0..<count]
+                    let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
                     if index == 0, launch.captureStdout, !captureExceeded {
                         if captured.count + count > launch.captureLimit {
                             captureExceeded = true
@@ -205,7 +229,11 @@ final class ProcessRun: @unchecked Sendable {
                     close(stream: index)
                 }
             }
-            if termination == nil, pidfd < 0 || descriptors[2].revents != 0 { reap() }
+            if termination == nil, pidfdOpened,
+                descriptors[2].fd < 0 || descriptors[2].revents != 0
+            {
+                reap(blocking: false)
+            }
         }
         // Pipes still open here are held by leftovers: stop reading them.
         for index in 0..<2 where descriptors[index].fd >= 0 { close(stream: index) }
@@ -248,17 +276,31 @@ final class ProcessRun: @unchecked Sendable {
         }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
 
-        let arguments = launch.arguments.map { strdup($0) } + [nil]
-        let environment = launch.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        // A bare name is looked up in the command's own PATH, not procflow's.
+        let path: String
+        if launch.executable.utf8.contains(UInt8(ascii: "/")) {
+            path = launch.executable
+        } else if let found = executablePath(
+            for: launch.executable, searchPath: launch.environment["PATH"],
+            in: launch.workingDirectory)
+        {
+            path = found
+        } else {
+            throw StepError(.spawnFailed, "command not found: \(launch.executable)")
+        }
+        let arguments = CStringArray(launch.arguments.lazy.map { ($0, nil) })
+        // PWD names the directory the command starts in, as a shell would make it.
+        let pwd = launch.workingDirectory
+        let environment = CStringArray(
+            launch.environment.lazy.filter { pwd == nil || $0.key != "PWD" }.map { ($0, $1) }
+                + (pwd.map { [("PWD", $0)] } ?? []))
         defer {
-            for pointer in arguments { free(pointer) }
-            for pointer in environment { free(pointer) }
+            arguments.deallocate()
+            environment.deallocate()
         }
         var pid: pid_t = 0
-        let result =
-            launch.executable.contains("/")
-            ? posix_spawn(&pid, launch.executable, &actions, &attributes, arguments, environment)
-            : posix_spawnp(&pid, launch.executable, &actions, &attributes, arguments, environment)
+        let result = posix_spawn(
+            &pid, path, &actions, &attributes, arguments.pointers, environment.pointers)
         guard result == 0 else {
             let reason = String(cString: strerror(result))
             // The working directory is checked only now: a stat per command is not free.
@@ -277,6 +319,82 @@ final class ProcessRun: @unchecked Sendable {
             throw StepError(.spawnFailed, "cannot run \(launch.executable): \(reason)")
         }
         return pid
+    }
+}
+
+/// Where `name` is found in `searchPath` (colon-separated; relative entries are relative to
+/// `directory`), as execvp(3) would find it: the first regular file that may be executed.
+func executablePath(for name: String, searchPath: String?, in directory: String?) -> String? {
+    for entry in (searchPath ?? "/bin:/usr/bin").split(
+        separator: ":", omittingEmptySubsequences: false)
+    {
+        var folder = entry.isEmpty ? "." : String(entry)
+        if !folder.hasPrefix("/"), let directory { folder = directory + "/" + folder }
+        let candidate = folder + "/" + name
+        var info = stat()
+        if stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+            access(candidate, X_OK) == 0
+        {
+            return candidate
+        }
+    }
+    return nil
+}
+
+/// A NULL-terminated array of C strings in one allocation, as exec takes them: each string is
+/// a `name` alone, or `name=value`.
+///
+/// Building it costs a copy of the bytes, not an allocation and a conversion per string: an
+/// environment of a few dozen variables is rendered for every command.
+private struct CStringArray {
+    let pointers: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+    private let bytes: UnsafeMutableRawPointer
+
+    init<Strings: Sequence<(String, String?)>>(_ strings: Strings) {
+        var size = 0
+        var count = 0
+        for (name, value) in strings {
+            size += name.utf8.count + 1 + (value.map { $0.utf8.count + 1 } ?? 0)
+            count += 1
+        }
+        bytes = .allocate(byteCount: max(size, 1), alignment: 1)
+        pointers = .allocate(capacity: count + 1)
+        var offset = 0
+        var index = 0
+        func append(_ text: String) {
+            let copied = text.utf8.withContiguousStorageIfAvailable { source in
+                if let base = source.baseAddress {
+                    (bytes + offset).copyMemory(from: base, byteCount: source.count)
+                }
+                return source.count
+            }
+            if let copied {
+                offset += copied
+                return
+            }
+            for byte in text.utf8 {  // a bridged string without contiguous UTF-8
+                bytes.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self)
+                offset += 1
+            }
+        }
+        for (name, value) in strings {
+            pointers[index] = (bytes + offset).assumingMemoryBound(to: CChar.self)
+            index += 1
+            append(name)
+            if let value {
+                bytes.storeBytes(of: UInt8(ascii: "="), toByteOffset: offset, as: UInt8.self)
+                offset += 1
+                append(value)
+            }
+            bytes.storeBytes(of: 0, toByteOffset: offset, as: UInt8.self)
+            offset += 1
+        }
+        pointers[index] = nil
+    }
+
+    func deallocate() {
+        bytes.deallocate()
+        pointers.deallocate()
     }
 }
 

@@ -27,9 +27,54 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
     /// What to run.
     public enum Command: Sendable {
         /// A script for `/bin/sh -c`.
+        ///
+        /// A script that is only words a shell would pass on unchanged (``directArguments``)
+        /// is run without the shell, as make does: the same command, one exec fewer.
         case script(String)
         /// A program and its arguments, run without a shell.
         case argv([String])
+
+        /// The first words that need `/bin/sh` to mean what they mean: its builtins and
+        /// keywords, and utilities whose builtin and standalone versions differ (`echo -e`, a
+        /// logical `pwd`).
+        static let shellWords: Set<Substring> = [
+            "!", ".", ":", "[", "[[", "{", "}", "alias", "bg", "break", "case", "cd", "chdir",
+            "command", "continue", "declare", "do", "done", "echo", "elif", "else", "esac",
+            "eval", "exec", "exit", "export", "fc", "fg", "fi", "for", "function", "getopts",
+            "hash", "if", "in", "jobs", "kill", "let", "local", "logout", "printf", "pwd", "read",
+            "readonly", "return", "select", "set", "shift", "source", "test", "then", "time",
+            "times", "trap", "type", "typeset", "ulimit", "umask", "unalias", "unset", "until",
+            "wait", "while",
+        ]
+
+        /// The words of a script with no shell syntax in it, or nil.
+        ///
+        /// Such a script is words of letters, digits and `-_./,:+@%=` separated by spaces or
+        /// tabs, whose first word is not a shell builtin or keyword and has no `=` (which would
+        /// make it an assignment). Quotes, `$`, globs, `~`, redirections, `;`, `&`, `|`, `#`,
+        /// backslashes, newlines and any other character leave it to the shell.
+        public var directArguments: [String]? {
+            guard case .script(let script) = self else { return nil }
+            for byte in script.utf8 {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: " "), UInt8(ascii: "\t"),
+                    UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "/"),
+                    UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "+"), UInt8(ascii: "@"),
+                    UInt8(ascii: "%"), UInt8(ascii: "="):
+                    continue
+                default:
+                    return nil
+                }
+            }
+            let words = script.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard let first = words.first, !Self.shellWords.contains(first),
+                !first.contains("=")
+            else {
+                return nil
+            }
+            return words.map(String.init)
+        }
     }
 
     /// Which of the command's output streams a line came from.
@@ -135,26 +180,37 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
     public override func execute() {
         let input = state.withLock { $0.input.value }
         var environment = options.environment
-        environment.merge(environmentInputs.all) { _, wired in wired }
-        let executable: String
-        let arguments: [String]
-        switch command {
-        case .script(let script):
-            (executable, arguments) = ("/bin/sh", ["/bin/sh", "-c", script])
-        case .argv(let argv):
-            (executable, arguments) = (argv[0], argv)
-        }
-        let launch = ProcessRun.Launch(
-            executable: executable, arguments: arguments, environment: environment,
+        let wired = environmentInputs.all
+        if !wired.isEmpty { environment.merge(wired) { _, wired in wired } }
+        var launch = ProcessRun.Launch(
+            executable: "/bin/sh", arguments: [], environment: environment,
             workingDirectory: options.workingDirectory, stdin: input.map { Array($0.text.utf8) },
             captureStdout: options.output != .none, captureLimit: options.captureLimit,
             gracePeriod: options.gracePeriod, pipeGracePeriod: 0.2, onOutput: options.onOutput)
+        switch command {
+        case .script(let script):
+            if let words = command.directArguments {
+                launch.executable = words[0]
+                launch.arguments = words
+                // Not found, not executable, a script without #!: the shell's way, errors too.
+                if (try? start(launch)) != nil { return }
+                launch.executable = "/bin/sh"
+            }
+            launch.arguments = ["/bin/sh", "-c", script]
+        case .argv(let argv):
+            launch.executable = argv[0]
+            launch.arguments = argv
+        }
         do {
-            let run = try ProcessRun.start(launch) { [self] outcome in processDidEnd(outcome) }
-            state.withLock { $0.run = run }
+            try start(launch)
         } catch {
             finish(withResult: .failure(error))
         }
+    }
+
+    private func start(_ launch: ProcessRun.Launch) throws(StepError) {
+        let run = try ProcessRun.start(launch) { [self] outcome in processDidEnd(outcome) }
+        state.withLock { $0.run = run }
     }
 
     public override func procedureDidCancel(with error: (any Error)?) {
