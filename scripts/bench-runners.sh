@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runner benchmark: procflow against ninja and GNU make, side by side in one run, on three
 # shapes of no-op steps (`true`), two at a time: independent steps, a chain, and a diamond
-# lattice. procflow runs each shape twice: `argv: ["true"]` (direct exec, as make does) and
-# `run: "true"` (through /bin/sh -c, as ninja does). Then measures procflow's peak memory and
-# wall time while one step writes 1 GiB to stdout, in the default and the grouped output mode.
+# lattice. procflow runs each shape three ways: `argv: ["true"]`; `run: "true"`, which procflow
+# executes directly as make does (/usr/bin/true: one exec, as ninja's `sh -c true` is one exec
+# of sh running its builtin); and `run: "true;"`, whose `;` sends it through /bin/sh -c exactly
+# as ninja runs it. Then measures procflow's peak memory and wall time while one step writes
+# 1 GiB to stdout, in the default and the grouped output mode.
 #
 # Usage: scripts/bench-runners.sh [--quick]
 #   --quick  200 steps and a 10x20 lattice instead of 2,000 steps and a 50x40 lattice.
@@ -18,7 +20,7 @@ case "${1:-}" in
     *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
 esac
 jobs=2
-hyperfine_options=(-N --warmup 2 --runs 10 --style basic)
+hyperfine_options=(-N --warmup 2 --runs 15 --style basic)
 
 # Everything needed must already be installed.
 missing=()
@@ -60,7 +62,8 @@ shapes = {
 for shape, graph in shapes.items():
     folder = os.path.join(tmp, shape)
     os.makedirs(folder)
-    for variant, command in (("argv", {"argv": ["true"]}), ("sh", {"run": "true"})):
+    for variant, command in (("argv", {"argv": ["true"]}), ("run", {"run": "true"}),
+                             ("sh", {"run": "true;"})):
         procedures = [{"id": step, "kind": "shell", **command, **({"dependsOn": deps} if deps else {})}
                       for step, deps in graph]
         with open(os.path.join(folder, f"{variant}.json"), "w") as out:
@@ -84,6 +87,7 @@ commands() {
     echo "ninja|ninja -C $dir -j$jobs"
     echo "make|make -r -C $dir -j$jobs"
     echo "procflow (argv)|$procflow run $dir/argv.json --max-concurrent $jobs"
+    echo "procflow (run)|$procflow run $dir/run.json --max-concurrent $jobs"
     echo "procflow (sh -c)|$procflow run $dir/sh.json --max-concurrent $jobs"
 }
 
@@ -103,7 +107,7 @@ verify() {
     check "$shape" ninja "$expected" \
         "$(ninja -C "$dir" -j$jobs -v | grep -c '^\[[0-9]*/[0-9]*\] true$' || true)"
     check "$shape" make "$expected" "$(make -r -C "$dir" -j$jobs | grep -cx true || true)"
-    for variant in argv sh; do
+    for variant in argv run sh; do
         check "$shape" "procflow ($variant)" "$expected" \
             "$("$procflow" run "$dir/$variant.json" --max-concurrent $jobs --events json |
                 grep -c '"event":"step.finished"' || true)"
@@ -133,7 +137,7 @@ import json, sys
 
 tmp, jobs = sys.argv[1:3]
 titles = dict(argument.split("=", 1) for argument in sys.argv[3:])
-tools = ["ninja", "make", "procflow (argv)", "procflow (sh -c)"]
+tools = ["ninja", "make", "procflow (argv)", "procflow (run)", "procflow (sh -c)"]
 means = {}
 for shape, title in titles.items():
     results = {r["command"]: r for r in json.load(open(f"{tmp}/{shape}.json"))["results"]}
@@ -146,8 +150,9 @@ for shape, title in titles.items():
         print(f"| {tool} | {r['mean']:.3f} ± {r['stddev']:.3f} | {r['mean'] / ninja:.2f} |")
     print()
 print("### All shapes (mean seconds)\n")
-print("| shape | ninja | make | procflow (argv) | procflow (sh -c) | argv/ninja | sh -c/ninja |")
-print("| --- | --- | --- | --- | --- | --- | --- |")
+print("| shape | ninja | make | procflow (argv) | procflow (run) | procflow (sh -c) "
+      "| argv/ninja | run/ninja | sh -c/ninja |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for shape, title in titles.items():
     m = means[shape]
     cells = [f"{m[tool]:.3f}" for tool in tools]

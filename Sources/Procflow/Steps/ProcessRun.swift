@@ -292,8 +292,9 @@ final class ProcessRun: @unchecked Sendable {
         // PWD names the directory the command starts in, as a shell would make it.
         let pwd = launch.workingDirectory
         let environment = CStringArray(
-            launch.environment.lazy.filter { pwd == nil || $0.key != "PWD" }.map { ($0, $1) }
-                + (pwd.map { [("PWD", $0)] } ?? []))
+            launch.environment.lazy.filter { pwd == nil || $0.key != "PWD" }
+                .map { ($0.key, Optional($0.value)) },
+            plus: pwd.map { ("PWD", $0) })
         defer {
             arguments.deallocate()
             environment.deallocate()
@@ -350,15 +351,21 @@ private struct CStringArray {
     let pointers: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
     private let bytes: UnsafeMutableRawPointer
 
-    init<Strings: Sequence<(String, String?)>>(_ strings: Strings) {
+    init<Strings: Sequence<(String, String?)>>(
+        _ strings: Strings, plus last: (name: String, value: String?)? = nil
+    ) {
         var size = 0
         var count = 0
-        for (name, value) in strings {
+        func measure(_ name: String, _ value: String?) {
             size += name.utf8.count + 1 + (value.map { $0.utf8.count + 1 } ?? 0)
             count += 1
         }
-        bytes = .allocate(byteCount: max(size, 1), alignment: 1)
-        pointers = .allocate(capacity: count + 1)
+        for (name, value) in strings { measure(name, value) }
+        if let last { measure(last.name, last.value) }
+
+        let bytes = UnsafeMutableRawPointer.allocate(byteCount: max(size, 1), alignment: 1)
+        let pointers = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(
+            capacity: count + 1)
         var offset = 0
         var index = 0
         func append(_ text: String) {
@@ -377,7 +384,7 @@ private struct CStringArray {
                 offset += 1
             }
         }
-        for (name, value) in strings {
+        func store(_ name: String, _ value: String?) {
             pointers[index] = (bytes + offset).assumingMemoryBound(to: CChar.self)
             index += 1
             append(name)
@@ -389,7 +396,11 @@ private struct CStringArray {
             bytes.storeBytes(of: 0, toByteOffset: offset, as: UInt8.self)
             offset += 1
         }
+        for (name, value) in strings { store(name, value) }
+        if let last { store(last.name, last.value) }
         pointers[index] = nil
+        self.bytes = bytes
+        self.pointers = pointers
     }
 
     func deallocate() {
