@@ -55,15 +55,20 @@ public struct Console: Sendable {
 /// is not an error: what it would not read is dropped, and the run goes on.
 private func writeAll(_ text: String, to descriptor: Int32) {
     var text = text
-    text.withUTF8 { buffer in
-        var offset = 0
-        while offset < buffer.count {
-            let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
+    text.withUTF8 { _ = writeFully(UnsafeRawBufferPointer($0), to: descriptor) }
+}
+
+/// Writes all of `buffer` to `descriptor`, retrying short and interrupted writes; stops at the
+/// first error (a reader that has gone away, most often). Returns whether everything was written.
+func writeFully(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
+    var offset = 0
+    while offset < buffer.count {
+        let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+        if written < 0 {
+            if errno == EINTR { continue }
+            return false
         }
+        offset += written
     }
+    return true
 }

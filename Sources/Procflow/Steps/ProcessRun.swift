@@ -480,17 +480,7 @@ private struct Pipes {
 /// Writes all of `bytes` to `descriptor`, then closes it; a reader that goes away is not an
 /// error (the command need not read its stdin).
 private func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-    var offset = 0
-    bytes.withUnsafeBytes { buffer in
-        while offset < buffer.count {
-            let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                break
-            }
-            offset += written
-        }
-    }
+    bytes.withUnsafeBytes { _ = writeFully($0, to: descriptor) }
     close(descriptor)
 }
 
