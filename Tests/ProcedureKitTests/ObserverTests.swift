@@ -75,6 +75,22 @@ struct ObserverTests {
             ])
     }
 
+    @Test func isFinishedTurnsTrueBeforeDidFinishObserversAndWaitUntilFinishedAfterThem() {
+        let gate = DispatchSemaphore(value: 0)
+        let events = Recorder<String>()
+        let procedure = TestProcedure()
+        procedure.addDidFinishBlockObserver { _, _ in
+            gate.wait()
+            events.append("did finish")
+        }
+        ProcedureQueue().addOperation(procedure)
+        #expect(eventually { procedure.isFinished })
+        #expect(events.all.isEmpty)
+        gate.signal()
+        waitForFinish(procedure)  // by waitUntilFinished()
+        #expect(events.all == ["did finish"])
+    }
+
     @Test func didFinishObserversRunBeforeDependentsStart() {
         let events = Recorder<String>()
         let first = TestProcedure(name: "first", events: events)

@@ -8,9 +8,7 @@ import Testing
 func run<P: Procedure>(_ procedure: P, timeout: TimeInterval = 30) -> P {
     let queue = ProcedureQueue()
     queue.addOperation(procedure)
-    let deadline = Date().addingTimeInterval(timeout)
-    while !procedure.isFinished && Date() < deadline { usleep(2000) }
-    #expect(procedure.isFinished, "the procedure did not finish in \(timeout) s")
+    waitUntilFinished(procedure, timeout: timeout)
     return procedure
 }
 
@@ -240,11 +238,17 @@ struct ShellProcedureTests {
     }
 }
 
-/// Waits for `procedure` to finish (at most 30 s).
+/// Waits (at most `timeout` seconds) for `procedure` to finish and its did-finish observers to
+/// have run: Foundation's `waitUntilFinished()` returns after them, `isFinished` turns true before.
 func waitUntilFinished(_ procedure: Procedure, timeout: TimeInterval = 30) {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !procedure.isFinished && Date() < deadline { usleep(2000) }
-    #expect(procedure.isFinished)
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        procedure.waitUntilFinished()
+        done.signal()
+    }.start()
+    #expect(
+        done.wait(timeout: .now() + timeout) == .success,
+        "the procedure did not finish in \(timeout) s")
 }
 
 /// Polls `condition` until it holds or `timeout` seconds pass.

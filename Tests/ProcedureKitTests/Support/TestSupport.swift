@@ -67,17 +67,23 @@ final class GatedProcedure: Procedure, @unchecked Sendable {
     }
 }
 
-/// Waits until `procedure` has finished, failing the test after `timeout` seconds.
+/// Waits until `procedure` has finished and its did-finish observers have run (`isFinished`
+/// turns true before they run; Foundation's `waitUntilFinished()` returns after them), failing
+/// the test after `timeout` seconds.
 func waitForFinish(
     _ procedures: Procedure..., timeout: TimeInterval = 10,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     for procedure in procedures {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !procedure.isFinished && Date() < deadline { usleep(1000) }
+        let done = DispatchSemaphore(value: 0)
+        // A thread of its own: a blocked Dispatch worker would be one fewer for the procedures.
+        Thread {
+            procedure.waitUntilFinished()
+            done.signal()
+        }.start()
         #expect(
-            procedure.isFinished, "\(procedure.name ?? "") did not finish",
-            sourceLocation: sourceLocation)
+            done.wait(timeout: .now() + timeout) == .success,
+            "\(procedure.name ?? "") did not finish", sourceLocation: sourceLocation)
     }
 }
 
@@ -87,10 +93,10 @@ func waitUntilIdle(
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
+    Thread {
         queue.waitUntilAllOperationsAreFinished()
         done.signal()
-    }
+    }.start()
     #expect(
         done.wait(timeout: .now() + timeout) == .success, "queue did not drain",
         sourceLocation: sourceLocation)
