@@ -122,7 +122,8 @@ struct RunTests {
             """
             {"procedures": [
               {"id": "broken", "kind": "shell", "run": "sleep 0.2; exit 1"},
-              {"id": "slow", "kind": "shell", "run": "sleep 30"}
+              {"id": "slow", "kind": "shell", "run": "sleep 30"},
+              {"id": "cleanup", "kind": "shell", "run": "true", "dependsOn": ["slow"], "always": true}
             ]}
             """)
         defer { fixture.remove() }
@@ -130,8 +131,31 @@ struct RunTests {
         let (result, events) = try fixture.events(["--fail-fast"])
         #expect(result.status == 1)
         #expect(Date().timeIntervalSince(started) < 20)
-        #expect(statuses(events) == ["broken": "failed", "slow": "cancelled"])
+        // As documented, --fail-fast cancels `always` steps too.
+        #expect(
+            statuses(events) == ["broken": "failed", "slow": "cancelled", "cleanup": "cancelled"])
         #expect(reasons(events)["slow"] == "cancelled by --fail-fast after broken failed")
+    }
+
+    @Test func aStepSkippedForWantOfDataStopsWhatComesAfterItButAlwaysSteps() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "gated", "kind": "shell", "run": "echo data", "output": "text", "when": {"env": "PROCFLOW_TEST_UNSET"}},
+              {"id": "reader", "kind": "shell", "run": "cat", "input": {"from": "gated"}},
+              {"id": "after-reader", "kind": "shell", "run": "true", "dependsOn": ["reader"]},
+              {"id": "cleanup", "kind": "shell", "run": "true", "dependsOn": ["reader"], "always": true}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let (result, events) = try fixture.events()
+        #expect(result.status == 0)
+        #expect(
+            statuses(events) == [
+                "gated": "skipped", "reader": "skipped", "after-reader": "skipped",
+                "cleanup": "succeeded",
+            ])
+        #expect(reasons(events)["after-reader"] == "dependency reader was skipped")
     }
 
     @Test func aFalseConditionSkipsTheStepAndThoseThatTakeItsOutput() throws {

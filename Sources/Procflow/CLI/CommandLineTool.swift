@@ -161,7 +161,11 @@ enum ValidateCommand {
             standard error, and exits with status 2; or prints a one-line summary and exits 0.
             """,
         arguments: [.init(name: "file", help: "The workflow file.")],
-        options: [.value("var", "name=value", help: "Set a workflow variable.", repeatable: true)])
+        options: [
+            .value(
+                "var", "name=value", help: "Set a variable the workflow declares in vars.",
+                repeatable: true)
+        ])
 
     static func run(_ parsed: ParsedArguments, console: Console) -> Int32 {
         guard
@@ -197,7 +201,9 @@ enum GraphCommand {
             .value(
                 "format", "format", help: "The output format; text by default.",
                 choices: GraphFormat.allCases.map(\.rawValue)),
-            .value("var", "name=value", help: "Set a workflow variable.", repeatable: true),
+            .value(
+                "var", "name=value", help: "Set a variable the workflow declares in vars.",
+                repeatable: true),
         ])
 
     static func run(_ parsed: ParsedArguments, console: Console) -> Int32 {

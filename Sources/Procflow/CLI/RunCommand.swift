@@ -24,10 +24,17 @@ enum RunCommand {
         options: [
             .value(
                 "max-concurrent", "n",
-                help: "How many steps run at once in each group; the core count by default."),
-            .flag("fail-fast", help: "Cancel every other step after the first failure."),
+                help:
+                    "How many steps run at once per group; maxConcurrency, else the core count, by default."
+            ),
+            .flag(
+                "fail-fast",
+                help: "Cancel every other step, always ones too, after the first failure."
+            ),
             .flag("dry-run", help: "Print the plan in order and run nothing."),
-            .value("var", "name=value", help: "Set a workflow variable.", repeatable: true),
+            .value(
+                "var", "name=value", help: "Set a variable the workflow declares in vars.",
+                repeatable: true),
             .value("only", "id", help: "Run only this procedure and what it needs."),
             .value(
                 "events", "format", help: "Print events as JSON lines instead of text.",
