@@ -131,10 +131,40 @@ struct RunTests {
         let (result, events) = try fixture.events(["--fail-fast"])
         #expect(result.status == 1)
         #expect(Date().timeIntervalSince(started) < 20)
-        // As documented, --fail-fast cancels `always` steps too.
+        // `always` steps still run: clean-up is not cancelled.
         #expect(
-            statuses(events) == ["broken": "failed", "slow": "cancelled", "cleanup": "cancelled"])
+            statuses(events) == ["broken": "failed", "slow": "cancelled", "cleanup": "succeeded"])
         #expect(reasons(events)["slow"] == "cancelled by --fail-fast after broken failed")
+    }
+
+    @Test func failFastReachesStepsInGroupsAndBranchesBuiltLaterButNotAlwaysSteps() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "broken", "kind": "shell", "run": "sleep 0.2; exit 1"},
+              {"id": "pack", "kind": "group", "procedures": [
+                {"id": "inner", "kind": "shell", "run": "sleep 30"},
+                {"id": "inner-cleanup", "kind": "shell", "run": "true", "dependsOn": ["inner"], "always": true}
+              ]},
+              {"id": "value", "kind": "shell", "run": "sleep 0.6; printf a", "output": "text", "always": true},
+              {"id": "pick", "kind": "branch", "on": {"from": "value"}, "cases": [
+                {"equals": "a", "procedures": [
+                  {"id": "chosen", "kind": "shell", "run": "true"},
+                  {"id": "chosen-cleanup", "kind": "shell", "run": "true", "always": true}
+                ]}
+              ]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let (result, events) = try fixture.events(["--fail-fast", "--max-concurrent", "4"])
+        #expect(result.status == 1)
+        #expect(
+            statuses(events) == [
+                "broken": "failed", "pack": "cancelled", "inner": "cancelled",
+                "inner-cleanup": "succeeded", "value": "succeeded", "pick": "cancelled",
+                "chosen": "cancelled", "chosen-cleanup": "succeeded",
+            ])
+        #expect(reasons(events)["chosen"] == "cancelled by --fail-fast after broken failed")
     }
 
     @Test func aStepSkippedForWantOfDataStopsWhatComesAfterItButAlwaysSteps() throws {

@@ -29,7 +29,7 @@ enum RunCommand {
             ),
             .flag(
                 "fail-fast",
-                help: "Cancel every other step, always ones too, after the first failure."
+                help: "After the first failure, cancel every other step but always ones."
             ),
             .flag("dry-run", help: "Print the plan in order and run nothing."),
             .value(

@@ -15,10 +15,7 @@ final class StepGroupProcedure: GroupProcedure, InputProcedure, OutputProcedure,
     /// - Parameter tolerated: the ids of children whose failures are only warnings.
     init(children: [Operation], tolerated: Set<String>) {
         super.init(operations: children)
-        transformChildErrorBlock = { child, error in
-            let outcome = StepOutcome.classify(error: error, cancelled: child.isCancelled)
-            if !outcome.isFailure || tolerated.contains(child.name ?? "") { error = nil }
-        }
+        transformChildErrorBlock = keepingFailures(tolerating: tolerated)
     }
 
     var input: Pending<JSONValue> {
@@ -59,10 +56,7 @@ final class BranchProcedure: GroupProcedure, InputProcedure, OutputProcedure, @u
         self.branch = branch
         self.makeCase = makeCase
         super.init(operations: [])
-        transformChildErrorBlock = { child, error in
-            let outcome = StepOutcome.classify(error: error, cancelled: child.isCancelled)
-            if !outcome.isFailure || tolerated.contains(child.name ?? "") { error = nil }
-        }
+        transformChildErrorBlock = keepingFailures(tolerating: tolerated)
     }
 
     var input: Pending<JSONValue> {
@@ -90,5 +84,18 @@ final class BranchProcedure: GroupProcedure, InputProcedure, OutputProcedure, @u
         }
         addChildren(makeCase(steps))
         super.execute()
+    }
+}
+
+/// A group's `transformChildErrorBlock`: keeps the errors of children that failed (and were not
+/// tolerated) and of children cancelled from outside (`--fail-fast`, a signal), so that the group
+/// is reported cut short too; drops the rest (skips, warnings).
+private func keepingFailures(
+    tolerating tolerated: Set<String>
+) -> @Sendable (Operation, inout (any Error)?) -> Void {
+    { child, error in
+        let outcome = StepOutcome.classify(error: error, cancelled: child.isCancelled)
+        if case .cancelled = outcome { return }
+        if !outcome.isFailure || tolerated.contains(child.name ?? "") { error = nil }
     }
 }

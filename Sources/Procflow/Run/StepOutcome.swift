@@ -67,6 +67,7 @@ public enum StepOutcome: Sendable, Equatable {
             switch library.context {
             case .conditionFailed:
                 if let skip = library.error as? SkipReason { return .skipped(skip.message) }
+                if let stop = library.error as? RunCancellation { return .cancelled(stop.message) }
                 return .failed(
                     "its condition failed: \(library.error.map { "\($0)" } ?? "no reason given")",
                     stderrTail: [])

@@ -19,6 +19,8 @@ final class WorkflowBuilder: @unchecked Sendable {
         var captureLimit: Int
         /// The concurrency of the root and of groups that set none.
         var maxConcurrent: Int
+        /// With `--fail-fast`: set when the run stops.
+        var failFast: FailFastStop? = nil
     }
 
     private let workflow: Workflow
@@ -53,6 +55,16 @@ final class WorkflowBuilder: @unchecked Sendable {
         root.name = workflow.name
         root.maxConcurrentOperationCount = settings.maxConcurrent
         return root
+    }
+
+    /// The procedures built so far for steps that do work themselves (not groups and branches)
+    /// and are not `always`: what `--fail-fast` cancels.
+    func cancellableLeaves() -> [any OutputProcedure<JSONValue>] {
+        let built = nodes.withLock { $0 }
+        return built.compactMap { id, node in
+            guard let step = steps[id]?.step, !step.always, step.kind.isLeaf else { return nil }
+            return node
+        }
     }
 
     /// The procedure that stands for the step `id`, once built.
@@ -232,6 +244,9 @@ final class WorkflowBuilder: @unchecked Sendable {
                 WorkflowCondition(
                     when, environment: settings.environment, directory: settings.directory,
                     sources: sources))
+        }
+        if let stop = settings.failFast, !step.always, step.kind.isLeaf {
+            node.addCondition(FailFastCondition(stop))
         }
         for category in step.mutex {
             node.addCondition(MutuallyExclusive<Procedure>(category: "procflow.mutex.\(category)"))

@@ -85,6 +85,45 @@ final class WorkflowCondition: Condition, @unchecked Sendable {
 
 /// Skips a step when a step it depends on failed, or when a step it takes data from did not
 /// run: the rule that failures stop dependents, and skips stop those that need the data.
+/// Set once `--fail-fast` stops a run: why it stopped.
+final class FailFastStop: Sendable {
+    private let cause = Locked<RunCancellation?>(nil)
+
+    /// Records the stop; false if the run had already stopped.
+    func stop(_ cancellation: RunCancellation) -> Bool {
+        cause.withLock { cause in
+            guard cause == nil else { return false }
+            cause = cancellation
+            return true
+        }
+    }
+
+    var cancellation: RunCancellation? { cause.withLock { $0 } }
+}
+
+/// Keeps a step that is not `always` from starting once `--fail-fast` has stopped the run
+/// (steps already built are cancelled directly; this catches those a branch builds later).
+final class FailFastCondition: Condition, @unchecked Sendable {
+    // @unchecked Sendable: every stored property is a constant.
+    private let stop: FailFastStop
+
+    init(_ stop: FailFastStop) {
+        self.stop = stop
+        super.init()
+        name = "fail-fast"
+    }
+
+    override func evaluate(
+        procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        if let cancellation = stop.cancellation {
+            completion(.failure(cancellation))
+        } else {
+            completion(.success(true))
+        }
+    }
+}
+
 final class DependencyOutcomeCondition: Condition, @unchecked Sendable {
     // @unchecked Sendable: every stored property is a constant.
     struct Dependency {

@@ -64,6 +64,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private let reporters: [any Reporter]
     private let state = Locked(State())
     private let reporting = Locked(())
+    /// Set when `--fail-fast` stops the run.
+    private let failFastStop = FailFastStop()
     /// Steps in file order, depth first, for the summary.
     private let order: [String]
     private let stepsByID: [String: Step]
@@ -99,7 +101,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             workflow: workflow,
             settings: .init(
                 environment: environment, directory: directory, gracePeriod: options.gracePeriod,
-                captureLimit: options.captureLimit, maxConcurrent: max(1, options.maxConcurrent)),
+                captureLimit: options.captureLimit, maxConcurrent: max(1, options.maxConcurrent),
+                failFast: options.failFast ? failFastStop : nil),
             events: self)
     }
 
@@ -194,13 +197,13 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         if status == .failed, options.failFast { failFast(after: id) }
     }
 
+    /// Cancels every step that is not `always`, leaving clean-up steps to run; steps a branch
+    /// builds later are kept from starting by their ``FailFastCondition``.
     private func failFast(after id: String) {
-        let root = state.withLock { state -> StepGroupProcedure? in
-            guard !state.failedFast else { return nil }
-            state.failedFast = true
-            return state.root
-        }
-        root?.cancel(with: RunCancellation(message: "cancelled by --fail-fast after \(id) failed"))
+        let cancellation = RunCancellation(message: "cancelled by --fail-fast after \(id) failed")
+        guard failFastStop.stop(cancellation) else { return }
+        state.withLock { $0.failedFast = true }
+        for procedure in builder.cancellableLeaves() { procedure.cancel(with: cancellation) }
     }
 
     /// The sentence for an outcome, naming the dependency at fault when there is one.

@@ -90,6 +90,14 @@ public struct Step: Sendable {
             case .branch: return "branch"
             }
         }
+
+        /// Whether the step does work itself, rather than holding other steps.
+        public var isLeaf: Bool {
+            switch self {
+            case .shell, .http, .file: return true
+            case .group, .branch: return false
+            }
+        }
     }
 
     /// The steps nested in this one: a group's, or all of a branch's cases.
