@@ -42,28 +42,18 @@ public enum GraphFormat: String, CaseIterable, Sendable {
 
     private static func dot(_ graph: WorkflowGraph) -> String {
         var lines = ["digraph \(quoted(graph.name)) {", "  rankdir=LR;", "  node [shape=box];"]
-        var open: [String] = []
-        for node in graph.nodes {
-            while let last = open.last, last != node.parent {
-                open.removeLast()
-                lines.append(String(repeating: "  ", count: open.count + 1) + "}")
-            }
-            let indent = String(repeating: "  ", count: open.count + 1)
+        appendNested(graph.nodes, closingWith: "}", to: &lines) { node, indent in
             // Label lines are escaped one by one and joined with DOT's own line break.
             let label = ([node.id, node.kind] + (node.branchCase.map { [$0] } ?? []))
                 .map(escape).joined(separator: "\\n")
-            if node.isContainer {
-                lines.append("\(indent)subgraph \(quoted("cluster_" + node.id)) {")
-                lines.append("\(indent)  label=\(quoted("\(node.id) (\(node.kind))"));")
-                lines.append("\(indent)  \(quoted(node.id)) [label=\"\(label)\", shape=folder];")
-                open.append(node.id)
-            } else {
-                lines.append("\(indent)\(quoted(node.id)) [label=\"\(label)\"];")
+            guard node.isContainer else {
+                return ["\(indent)\(quoted(node.id)) [label=\"\(label)\"];"]
             }
-        }
-        while !open.isEmpty {
-            open.removeLast()
-            lines.append(String(repeating: "  ", count: open.count + 1) + "}")
+            return [
+                "\(indent)subgraph \(quoted("cluster_" + node.id)) {",
+                "\(indent)  label=\(quoted("\(node.id) (\(node.kind))"));",
+                "\(indent)  \(quoted(node.id)) [label=\"\(label)\", shape=folder];",
+            ]
         }
         for edge in graph.edges {
             var attributes: [String] = []
@@ -80,30 +70,38 @@ public enum GraphFormat: String, CaseIterable, Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// Appends the lines `body` gives for each node (with the indent of its depth), in order;
+    /// a container's lines open a block that the nodes inside it go into, closed with `closer`
+    /// once the walk leaves it. Nodes come depth first, each container before its contents.
+    private static func appendNested(
+        _ nodes: [WorkflowGraph.Node], closingWith closer: String, to lines: inout [String],
+        _ body: (WorkflowGraph.Node, String) -> [String]
+    ) {
+        var open: [String] = []
+        func close() {
+            open.removeLast()
+            lines.append(String(repeating: "  ", count: open.count + 1) + closer)
+        }
+        for node in nodes {
+            while let last = open.last, last != node.parent { close() }
+            lines += body(node, String(repeating: "  ", count: open.count + 1))
+            if node.isContainer { open.append(node.id) }
+        }
+        while !open.isEmpty { close() }
+    }
+
     private static func mermaid(_ graph: WorkflowGraph) -> String {
         // Mermaid ids are restricted; ids are numbered and the names go in labels.
         var ids: [String: String] = [:]
         for (index, node) in graph.nodes.enumerated() { ids[node.id] = "n\(index)" }
         var lines = ["flowchart LR"]
-        var open: [String] = []
-        for node in graph.nodes {
-            while let last = open.last, last != node.parent {
-                open.removeLast()
-                lines.append(String(repeating: "  ", count: open.count + 1) + "end")
-            }
-            let indent = String(repeating: "  ", count: open.count + 1)
+        appendNested(graph.nodes, closingWith: "end", to: &lines) { node, indent in
             var label = "\(node.id) (\(node.kind))"
             if let branchCase = node.branchCase { label += " \(branchCase)" }
-            if node.isContainer {
-                lines.append("\(indent)subgraph \(ids[node.id]!) [\"\(mermaidEscape(label))\"]")
-                open.append(node.id)
-            } else {
-                lines.append("\(indent)\(ids[node.id]!)[\"\(mermaidEscape(label))\"]")
+            guard node.isContainer else {
+                return ["\(indent)\(ids[node.id]!)[\"\(mermaidEscape(label))\"]"]
             }
-        }
-        while !open.isEmpty {
-            open.removeLast()
-            lines.append(String(repeating: "  ", count: open.count + 1) + "end")
+            return ["\(indent)subgraph \(ids[node.id]!) [\"\(mermaidEscape(label))\"]"]
         }
         for edge in graph.edges {
             let from = ids[edge.from]!
