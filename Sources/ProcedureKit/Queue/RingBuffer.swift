@@ -33,3 +33,17 @@ package struct RingBuffer<Element> {
         head = 0
     }
 }
+
+extension RingBuffer: Sequence {
+    package struct Iterator: IteratorProtocol {
+        var buffer: RingBuffer
+
+        package mutating func next() -> Element? {
+            buffer.popFirst()
+        }
+    }
+
+    package func makeIterator() -> Iterator {
+        Iterator(buffer: self)
+    }
+}

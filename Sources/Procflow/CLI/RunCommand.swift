@@ -1,120 +1,154 @@
-import Dispatch
 import Foundation
-import ProcedureKit
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// `procflow run FILE`: runs a workflow.
-enum RunCommand {
-    static let description = CommandDescription(
-        name: "run", abstract: "Run a workflow.",
-        discussion: """
-            Steps run as soon as what they need has finished. A failed step's dependents are
-            skipped; independent steps keep running unless --fail-fast. Exit status: 0 if every
-            step succeeded or was skipped by a condition, 1 if any failed, 2 for an invalid
-            workflow or command line, 130 after SIGINT (Ctrl-C) and 143 after SIGTERM. A first
-            Ctrl-C forwards the signal to every running command, waits the grace period, then
-            kills what is left; a second kills at once.
-            """,
-        arguments: [.init(name: "file", help: "The workflow file.")],
-        options: [
-            .value(
-                "max-concurrent", "n",
-                help:
-                    "How many steps run at once per group; maxConcurrency, else the core count, by default."
-            ),
-            .flag(
-                "fail-fast",
-                help: "After the first failure, cancel every other step but always ones."
-            ),
-            .flag("dry-run", help: "Print the plan in order and run nothing."),
-            .value(
-                "var", "name=value", help: "Set a variable the workflow declares in vars.",
-                repeatable: true),
-            .value("only", "id", help: "Run only this procedure and what it needs."),
-            .value(
-                "events", "format", help: "Print events as JSON lines instead of text.",
-                choices: ["json"]),
-            .value(
-                "output", "mode",
-                help:
-                    "How to print step output: prefixed lines as they come, or grouped blocks when each step ends (for CI).",
-                choices: ["prefixed", "grouped"]),
-            .value(
-                "grace-period", "seconds",
-                help: "How long commands get between SIGTERM and SIGKILL; 5 by default."),
-            .value(
-                "capture-limit", "MiB",
-                help:
-                    "The most stdout kept for a step's text or JSON output; past it the step fails. 16 by default."
-            ),
-        ])
+struct RunCommand: ParsableCommand {
+    enum Option: String, CommandOption {
+        case maxConcurrent = "max-concurrent"
+        case failFast = "fail-fast"
+        case dryRun = "dry-run"
+        case variable = "var"
+        case only
+        case events
+        case output
+        case gracePeriod = "grace-period"
+        case captureLimit = "capture-limit"
 
-    static func run(_ parsed: ParsedArguments, console: Console) -> Int32 {
-        let usage = { (message: String) -> Int32 in
-            console.writeError("error: \(message)\nUsage: \(description.usage)\n")
-            return CommandLineTool.ExitStatus.usage
+        var spec: OptionSpec {
+            switch self {
+            case .maxConcurrent:
+                return .value(
+                    rawValue, "n",
+                    help:
+                        "How many steps run at once per group; maxConcurrency, else the core count, by default."
+                )
+            case .failFast:
+                return .flag(
+                    rawValue,
+                    help: "After the first failure, cancel every other step but always ones.")
+            case .dryRun:
+                return .flag(rawValue, help: "Print the plan in order and run nothing.")
+            case .variable:
+                return WorkflowArguments.variableOption
+            case .only:
+                return .value(rawValue, "id", help: "Run only this procedure and what it needs.")
+            case .events:
+                return .value(
+                    rawValue, "format", help: "Print events as JSON lines instead of text.",
+                    choices: ["json"])
+            case .output:
+                return .value(
+                    rawValue, "mode",
+                    help:
+                        "How to print step output: prefixed lines as they come, or grouped blocks when each step ends (for CI).",
+                    choices: OutputMode.textModes.map(\.rawValue))
+            case .gracePeriod:
+                return .value(
+                    rawValue, "seconds",
+                    help: "How long commands get between SIGTERM and SIGKILL; 5 by default.")
+            case .captureLimit:
+                return .value(
+                    rawValue, "MiB",
+                    help:
+                        "The most stdout kept for a step's text or JSON output; past it the step fails. 16 by default."
+                )
+            }
         }
-        var options = WorkflowRunner.Options(environment: console.environment)
-        if let text = parsed.value("max-concurrent") {
+    }
+
+    /// How the run is printed.
+    enum OutputMode: String {
+        /// Prefixed lines as they come.
+        case prefixed
+        /// One block per step when it ends.
+        case grouped
+        /// NDJSON events.
+        case events
+
+        /// The modes `--output` names.
+        static let textModes: [OutputMode] = [.prefixed, .grouped]
+    }
+
+    static let name = "run"
+    static let abstract = "Run a workflow."
+    static let discussion: String? = """
+        Steps run as soon as what they need has finished. A failed step's dependents are
+        skipped; independent steps keep running unless --fail-fast. Exit status: 0 if every
+        step succeeded or was skipped by a condition, 1 if any failed, 2 for an invalid
+        workflow or command line, 130 after SIGINT (Ctrl-C) and 143 after SIGTERM. A first
+        Ctrl-C forwards the signal to every running command, waits the grace period, then
+        kills what is left; a second kills at once.
+        """
+    static let arguments = [WorkflowArguments.fileArgument]
+
+    let workflow: WorkflowArguments
+    let maxConcurrent: Int?
+    let failFast: Bool
+    let dryRun: Bool
+    let only: String?
+    let output: OutputMode
+    let gracePeriod: TimeInterval?
+    /// In bytes.
+    let captureLimit: Int?
+
+    init(_ arguments: ParsedArguments<Option>) throws(ArgumentError) {
+        workflow = try WorkflowArguments(
+            file: arguments.positionals[0], variables: arguments.values(.variable))
+        maxConcurrent = try arguments.value(.maxConcurrent).map { (text) throws(ArgumentError) in
             guard let count = Int(text), count >= 1 else {
-                return usage(
-                    "The value '\(text)' is invalid for '--max-concurrent <n>': expected a whole number of at least 1"
-                )
+                throw .invalidValue(
+                    text, for: Option.maxConcurrent.spec, expected: "a whole number of at least 1")
             }
-            options.maxConcurrent = count
+            return count
         }
-        if let text = parsed.value("grace-period") {
-            guard let seconds = Double(text), seconds >= 0 else {
-                return usage(
-                    "The value '\(text)' is invalid for '--grace-period <seconds>': expected a number of seconds"
-                )
+        gracePeriod = try arguments.value(.gracePeriod).map { (text) throws(ArgumentError) in
+            guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+                throw .invalidValue(
+                    text, for: Option.gracePeriod.spec, expected: "a number of seconds")
             }
-            options.gracePeriod = seconds
+            return seconds
         }
-        if let text = parsed.value("capture-limit") {
+        captureLimit = try arguments.value(.captureLimit).map { (text) throws(ArgumentError) in
             guard let mebibytes = Double(text), mebibytes > 0, mebibytes <= 1_048_576 else {
-                return usage(
-                    "The value '\(text)' is invalid for '--capture-limit <MiB>': expected a positive number"
-                )
+                throw .invalidValue(
+                    text, for: Option.captureLimit.spec, expected: "a positive number")
             }
-            options.captureLimit = Int(mebibytes * 1_048_576)
+            return Int(mebibytes * 1_048_576)
         }
-        options.failFast = parsed.flags.contains("fail-fast")
-        guard
-            var workflow = CommandLineTool.loadWorkflow(
-                parsed, command: description, console: console)
-        else {
+        if arguments.has(.events), arguments.has(.output) {
+            throw ArgumentError(
+                message:
+                    "--events and --output cannot be used together: --events json prints events instead of text output"
+            )
+        }
+        // The parser has checked both values against their choices.
+        output =
+            arguments.has(.events)
+            ? .events : arguments.value(.output).flatMap(OutputMode.init(rawValue:)) ?? .prefixed
+        failFast = arguments.isSet(.failFast)
+        dryRun = arguments.isSet(.dryRun)
+        only = arguments.value(.only)
+    }
+
+    func run(console: Console) -> Int32 {
+        guard var workflow = workflow.load(console: console) else {
             return CommandLineTool.ExitStatus.usage
         }
-        if parsed.value("max-concurrent") == nil, let count = workflow.maxConcurrency {
-            options.maxConcurrent = count
-        }
-        if let only = parsed.value("only") {
+        if let only {
             guard let restricted = workflow.restricted(to: only) else {
                 let ids = workflow.allSteps.map(\.id)
-                return usage(
-                    "--only \(only): no such procedure\(Suggestion.hint(for: only, in: ids))")
+                return Self.usageError(
+                    "--only \(only): no such procedure\(Suggestion.hint(for: only, in: ids))",
+                    console: console)
             }
             workflow = restricted
         }
-        if parsed.flags.contains("dry-run") {
+        if dryRun {
             console.write(Plan(workflow).text)
             return CommandLineTool.ExitStatus.success
         }
-        let reporter: any Reporter
-        if parsed.value("events") == "json" {
-            reporter = JSONEventReporter(console: console)
-        } else if parsed.value("output") == "grouped" {
-            reporter = GroupedReporter(console: console)
-        } else {
-            reporter = TerminalReporter(console: console)
-        }
-        let runner = WorkflowRunner(workflow: workflow, options: options, reporters: [reporter])
+        let runner = WorkflowRunner(
+            workflow: workflow, options: runnerOptions(for: workflow, console: console),
+            reporters: [reporter(console: console)])
         let signals = SignalForwarding(runner: runner)
         let summary = runner.run()
         signals.stop()
@@ -124,99 +158,21 @@ enum RunCommand {
         case .interrupted(let signal): return 128 + signal
         }
     }
-}
 
-/// While a run lasts: the first SIGINT or SIGTERM cancels it (its commands get the signal, then
-/// SIGKILL after the grace period); a second one kills every command at once.
-final class SignalForwarding: @unchecked Sendable {
-    // @unchecked Sendable: `sources` is set once in init and only cancelled afterwards.
-    private let sources: [any DispatchSourceSignal]
-
-    init(runner: WorkflowRunner) {
-        // A closed stdout (`procflow run w.json | head`) must not kill procflow midway and orphan
-        // its commands: writes fail with EPIPE instead, and the run goes on. Commands get the
-        // default disposition back when they are spawned.
-        signal(SIGPIPE, SIG_IGN)
-        let received = Locked(0)
-        let queue = DispatchQueue(label: "procflow.signals")
-        sources = [SIGINT, SIGTERM].map { (signalNumber: Int32) -> any DispatchSourceSignal in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler {
-                let count = received.withLock { count in
-                    count += 1
-                    return count
-                }
-                if count == 1 {
-                    runner.interrupt(signal: signalNumber)
-                } else {
-                    ProcessGroups.shared.signalAll(SIGKILL)
-                }
-            }
-            source.resume()
-            return source
-        }
+    private func runnerOptions(for workflow: Workflow, console: Console) -> WorkflowRunner.Options {
+        var options = WorkflowRunner.Options(environment: console.environment)
+        if let count = maxConcurrent ?? workflow.maxConcurrency { options.maxConcurrent = count }
+        if let gracePeriod { options.gracePeriod = gracePeriod }
+        if let captureLimit { options.captureLimit = captureLimit }
+        options.failFast = failFast
+        return options
     }
 
-    func stop() {
-        for source in sources { source.cancel() }
-    }
-}
-
-/// `procflow serve`: the loopback HTTP server workflows and tests use.
-enum ServeCommand {
-    static let description = CommandDescription(
-        name: "serve", abstract: "Serve files over HTTP on 127.0.0.1 until asked to stop.",
-        discussion: """
-            GET serves files under the root; POST /echo answers the request as JSON; POST
-            /shutdown stops the server, which then exits 0. For workflows that need a server
-            without installing one.
-            """,
-        arguments: [],
-        options: [
-            .value(
-                "port", "port", help: "The port to listen on; 0 (the default) picks a free one."),
-            .value(
-                "root", "directory", help: "The directory to serve; the current one by default."),
-            .value("port-file", "path", help: "Write the port to this file once listening."),
-        ])
-
-    static func run(_ parsed: ParsedArguments, console: Console) -> Int32 {
-        guard let port = UInt16(parsed.value("port") ?? "0") else {
-            console.writeError(
-                "error: The value '\(parsed.value("port")!)' is invalid for '--port <port>'\nUsage: \(description.usage)\n"
-            )
-            return CommandLineTool.ExitStatus.usage
+    private func reporter(console: Console) -> any Reporter {
+        switch output {
+        case .prefixed: return TerminalReporter(console: console)
+        case .grouped: return GroupedReporter(console: console)
+        case .events: return JSONEventReporter(console: console)
         }
-        let root = parsed.value("root") ?? FileManager.default.currentDirectoryPath
-        let server: LoopbackServer
-        do {
-            server = try LoopbackServer(port: port, root: root)
-        } catch {
-            console.writeError("error: \(error.description)\n")
-            return CommandLineTool.ExitStatus.failure
-        }
-        if let path = parsed.value("port-file") {
-            do {
-                try FileProcedure.writeAtomically(Array("\(server.port)\n".utf8), to: path)
-            } catch {
-                console.writeError("error: \(error.message)\n")
-                return CommandLineTool.ExitStatus.failure
-            }
-        }
-        console.write("serving \(root) on http://127.0.0.1:\(server.port)\n")
-        let queue = DispatchQueue(label: "procflow.serve.signals")
-        let sources = [SIGINT, SIGTERM].map { (number: Int32) -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { server.stop() }
-            source.resume()
-            return source
-        }
-        server.start()
-        server.wait()
-        for source in sources { source.cancel() }
-        console.write("stopped after \(plural(server.requestCount, "request"))\n")
-        return CommandLineTool.ExitStatus.success
     }
 }

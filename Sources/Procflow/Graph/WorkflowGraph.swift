@@ -36,46 +36,43 @@ public struct WorkflowGraph: Sendable {
 
     public init(_ workflow: Workflow) {
         name = workflow.name
-        add(workflow.steps, parent: nil, branchCase: nil, depth: 0)
-    }
-
-    private mutating func add(_ steps: [Step], parent: String?, branchCase: String?, depth: Int) {
-        for step in steps {
+        var branches: [String: Branch] = [:]
+        workflow.forEachStep { nested in
+            let step = nested.step
+            if case .branch(let branch) = step.kind { branches[step.id] = branch }
+            let branchCase = nested.parentCase.map { position in
+                position.index.map {
+                    "= \(JSONWriter.string(branches[position.branch]!.cases[$0].equals))"
+                } ?? "otherwise"
+            }
             nodes.append(
                 Node(
-                    id: step.id, kind: kindName(step), parent: parent, branchCase: branchCase,
-                    depth: depth,
+                    id: step.id, kind: kindName(step), parent: nested.parent,
+                    branchCase: branchCase, depth: nested.path.count,
                     isContainer: !step.children.isEmpty || step.isContainer))
-            for reference in step.dependsOn {
-                edges.append(Edge(from: reference.id, to: step.id, type: .dependency, label: nil))
-            }
-            for (wire, role) in step.wires {
+            addEdges(of: step)
+        }
+    }
+
+    private mutating func addEdges(of step: Step) {
+        for reference in step.dependsOn {
+            edges.append(Edge(from: reference.id, to: step.id, type: .dependency, label: nil))
+        }
+        for (wire, role) in step.wires {
+            edges.append(
+                Edge(
+                    from: wire.from.id, to: step.id,
+                    type: role == .condition ? .condition : .input,
+                    label: label(role, step: step, select: wire.select)))
+        }
+        if case .group(let group) = step.kind {
+            if let inputTo = group.inputTo {
                 edges.append(
-                    Edge(
-                        from: wire.from.id, to: step.id,
-                        type: role == .condition ? .condition : .input,
-                        label: label(role, step: step, select: wire.select)))
+                    Edge(from: step.id, to: inputTo.id, type: .input, label: "group input"))
             }
-            switch step.kind {
-            case .group(let group):
-                if let inputTo = group.inputTo {
-                    edges.append(
-                        Edge(from: step.id, to: inputTo.id, type: .input, label: "group input"))
-                }
-                if let outputFrom = group.outputFrom {
-                    edges.append(
-                        Edge(from: outputFrom.id, to: step.id, type: .input, label: "group output"))
-                }
-                add(group.steps, parent: step.id, branchCase: nil, depth: depth + 1)
-            case .branch(let branch):
-                for branchCase in branch.cases {
-                    add(
-                        branchCase.steps, parent: step.id,
-                        branchCase: "= \(JSONWriter.string(branchCase.equals))", depth: depth + 1)
-                }
-                add(branch.otherwise, parent: step.id, branchCase: "otherwise", depth: depth + 1)
-            default:
-                break
+            if let outputFrom = group.outputFrom {
+                edges.append(
+                    Edge(from: outputFrom.id, to: step.id, type: .input, label: "group output"))
             }
         }
     }
@@ -100,15 +97,5 @@ public struct WorkflowGraph: Sendable {
         }
         if let select, !select.isRoot { label += " \(select)" }
         return label
-    }
-}
-
-extension Step {
-    /// Whether the step holds other steps (a group or a branch), even when it has none.
-    var isContainer: Bool {
-        switch kind {
-        case .group, .branch: return true
-        default: return false
-        }
     }
 }

@@ -1,18 +1,3 @@
-/// A position in a source file, as people count: lines and columns from 1.
-public struct SourceLocation: Hashable, Sendable, Comparable {
-    public var line: Int
-    public var column: Int
-
-    public init(line: Int, column: Int) {
-        self.line = line
-        self.column = column
-    }
-
-    public static func < (lhs: SourceLocation, rhs: SourceLocation) -> Bool {
-        (lhs.line, lhs.column) < (rhs.line, rhs.column)
-    }
-}
-
 /// The bytes of a source file, with a line index to turn byte offsets into locations.
 struct SourceText {
     let bytes: [UInt8]

@@ -79,15 +79,11 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         var order: [String] = []
         var records: [String: Record] = [:]
         var stepsByID: [String: Step] = [:]
-        func index(_ list: [Step], path: [String]) {
-            for step in list {
-                order.append(step.id)
-                records[step.id] = Record(path: path)
-                stepsByID[step.id] = step
-                index(step.children, path: path + [step.id])
-            }
+        workflow.forEachStep { nested in
+            order.append(nested.step.id)
+            records[nested.step.id] = Record(path: nested.path)
+            stepsByID[nested.step.id] = nested.step
         }
-        index(workflow.steps, path: [])
         self.order = order
         self.stepsByID = stepsByID
         state.withLock { $0.records = records }
@@ -214,16 +210,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         case .skippedByCondition: return "its condition is false"
         case .skipped(let message), .cancelled(let message): return message
         case .dependencyProblem:
-            guard let step = builderStep(id) else { return "a dependency did not give its output" }
-            let dependencies = (step.dependsOn.map(\.id) + step.wires.map(\.wire.from.id))
-                .compactMap { dependency in
-                    builder.node(dependency).map { node in
-                        DependencyOutcomeCondition.Dependency(
-                            id: dependency, procedure: node, takesData: true, tolerated: false)
-                    }
-                }
-            return DependencyOutcomeCondition.reason(dependencies)
-                ?? "a dependency did not give its output"
+            return builder.dependencyProblem(of: id) ?? "a dependency did not give its output"
         }
     }
 

@@ -121,7 +121,7 @@ public final class FileProcedure: Procedure, InputProcedure, OutputProcedure, @u
     // MARK: - Files
 
     static func read(_ path: String) throws(StepError) -> [UInt8] {
-        switch WorkflowLoader.readFile(path) {
+        switch POSIXIO.readFile(path) {
         case .success(let bytes): return bytes
         case .failure(let error): throw StepError(.file, "cannot read \(path): \(error.message)")
         }
@@ -150,23 +150,13 @@ public final class FileProcedure: Procedure, InputProcedure, OutputProcedure, @u
         }
         var failure: String?
         bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                if isCancelled() {
-                    failure = "cancelled"
-                    return
-                }
-                let written = write(
-                    descriptor, buffer.baseAddress! + offset, min(buffer.count - offset, 1 << 20))
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
+            do throws(POSIXIO.Failure) {
+                try POSIXIO.write(buffer, to: descriptor, isCancelled: isCancelled)
+            } catch {
+                failure = error.message
             }
-            if fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
         }
+        if failure == nil, fsync(descriptor) != 0 { failure = POSIXIO.Failure.current.message }
         close(descriptor)
         if failure == nil, rename(temporary, path) != 0 {
             failure = String(cString: strerror(errno))

@@ -276,13 +276,6 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
     }
 }
 
-/// "16 MiB", "512 KiB", "100 bytes".
-func formatBytes(_ count: Int) -> String {
-    if count >= 1 << 20, count % (1 << 20) == 0 { return "\(count >> 20) MiB" }
-    if count >= 1 << 10, count % (1 << 10) == 0 { return "\(count >> 10) KiB" }
-    return "\(count) bytes"
-}
-
 extension JSONValue {
     /// The value as a command sees it: a string as is, anything else as JSON text.
     public var text: String {

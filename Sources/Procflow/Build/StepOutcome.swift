@@ -1,38 +1,5 @@
 import ProcedureKit
 
-/// Where a step stands, as the reporters show it.
-public enum StepStatus: String, Sendable, CaseIterable {
-    case pending
-    case running
-    case succeeded
-    /// Failed, but marked `continueOnError`.
-    case warning
-    case failed
-    case skipped
-    case cancelled
-
-    /// Whether the step is over.
-    public var isDone: Bool { self != .pending && self != .running }
-}
-
-/// Why a step did not run because of another: its cancellation error.
-public struct SkipReason: Error, CustomStringConvertible, Sendable {
-    public let message: String
-
-    public init(_ message: String) {
-        self.message = message
-    }
-
-    public var description: String { message }
-}
-
-/// Why the run cancelled a step that was not at fault.
-public struct RunCancellation: Error, CustomStringConvertible, Sendable {
-    public let message: String
-
-    public var description: String { message }
-}
-
 /// What became of a finished step, read off its procedure.
 public enum StepOutcome: Sendable, Equatable {
     case succeeded

@@ -20,7 +20,7 @@ public enum WorkflowLoader {
         -> Workflow
     {
         let bytes: [UInt8]
-        switch readFile(path) {
+        switch POSIXIO.readFile(path) {
         case .success(let contents): bytes = contents
         case .failure(let reason):
             throw WorkflowErrors(diagnostics: [
@@ -88,38 +88,5 @@ public enum WorkflowLoader {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
         return String(name[..<dot])
-    }
-
-    struct ReadError: Error {
-        let message: String
-    }
-
-    /// Reads a whole file with POSIX calls, for error messages that say what `errno` said.
-    static func readFile(_ path: String) -> Result<[UInt8], ReadError> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            return .failure(ReadError(message: String(cString: strerror(errno))))
-        }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            return .failure(ReadError(message: String(cString: strerror(errno))))
-        }
-        if (status.st_mode & S_IFMT) == S_IFDIR {
-            return .failure(ReadError(message: "it is a directory"))
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(status.st_size))
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(ReadError(message: String(cString: strerror(errno))))
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-        return .success(bytes)
     }
 }

@@ -26,8 +26,8 @@ final class WorkflowBuilder: @unchecked Sendable {
     private let workflow: Workflow
     private let settings: Settings
     private let events: StepEvents
-    /// Every step of the file, with the ids of the groups it is in.
-    private let steps: [String: (step: Step, path: [String])]
+    /// Every step of the file, with where it stands.
+    private let steps: [String: NestedStep]
     /// The procedure standing for each step built so far.
     private let nodes = Locked([String: any OutputProcedure<JSONValue>]())
     /// The environment values wired into each shell step, shared by its retry's attempts.
@@ -37,14 +37,8 @@ final class WorkflowBuilder: @unchecked Sendable {
         self.workflow = workflow
         self.settings = settings
         self.events = events
-        var steps: [String: (Step, [String])] = [:]
-        func index(_ list: [Step], path: [String]) {
-            for step in list {
-                steps[step.id] = (step, path)
-                index(step.children, path: path + [step.id])
-            }
-        }
-        index(workflow.steps, path: [])
+        var steps: [String: NestedStep] = [:]
+        workflow.forEachStep { steps[$0.step.id] = $0 }
         self.steps = steps
     }
 
@@ -255,18 +249,21 @@ final class WorkflowBuilder: @unchecked Sendable {
 
     /// The steps whose outcome decides whether `step` may run, in the order the file names them.
     private func dependenciesToCheck(_ step: Step) -> [DependencyOutcomeCondition.Dependency] {
-        var seen: Set<String> = []
-        var dependencies: [DependencyOutcomeCondition.Dependency] = []
         let takingData = Set(step.wires.map(\.wire.from.id))
-        for id in step.dependsOn.map(\.id) + step.wires.map(\.wire.from.id)
-        where seen.insert(id).inserted {
-            guard let procedure = node(id) else { continue }
-            dependencies.append(
+        return step.prerequisites.compactMap { id in
+            node(id).map { procedure in
                 .init(
                     id: id, procedure: procedure, takesData: takingData.contains(id),
-                    tolerated: steps[id]?.step.continueOnError ?? false))
+                    tolerated: steps[id]?.step.continueOnError ?? false)
+            }
         }
-        return dependencies
+    }
+
+    /// Why the step `id` must not run because of the steps it depends on, judged as its
+    /// ``DependencyOutcomeCondition`` judges it; `nil` if nothing stops it.
+    func dependencyProblem(of id: String) -> String? {
+        guard let step = steps[id]?.step else { return nil }
+        return DependencyOutcomeCondition.reason(dependenciesToCheck(step))
     }
 
     private func inject(
@@ -280,21 +277,15 @@ final class WorkflowBuilder: @unchecked Sendable {
     private func injectSelected<R: InputProcedure<JSONValue>, S: OutputProcedure<JSONValue>>(
         into receiver: R, from source: S, wire: Wire
     ) {
-        let select = wire.select
-        let sourceID = wire.from.id
-        receiver.injectResult(from: source) { value in
-            try selected(select, from: value, of: sourceID)
-        }
+        receiver.injectResult(from: source) { value in try selected(by: wire, from: value) }
     }
 
     private func injectEnvironment<R: Procedure, S: OutputProcedure<JSONValue>>(
         into receiver: R, from source: S, wire: Wire, name: String,
         inputs: ShellProcedure.EnvironmentInputs
     ) {
-        let select = wire.select
-        let sourceID = wire.from.id
         receiver.injectResult(from: source) { _, value in
-            inputs.set(try selected(select, from: value, of: sourceID), for: name)
+            inputs.set(try selected(by: wire, from: value), for: name)
         }
     }
 
@@ -308,64 +299,12 @@ final class WorkflowBuilder: @unchecked Sendable {
     }
 }
 
-/// The part of a wired value the wire selects.
+/// The part of a wired value `wire` takes.
 ///
 /// - Throws: a ``StepError`` when the value has nothing there.
-private func selected(_ pointer: JSONPointer?, from value: JSONValue, of source: String)
-    throws(StepError) -> JSONValue
-{
-    guard let result = select(pointer, from: value) else {
-        throw StepError(.input, "the output of \(source) has no value at \(pointer!)")
+private func selected(by wire: Wire, from value: JSONValue) throws(StepError) -> JSONValue {
+    guard let result = wire.selected(from: value) else {
+        throw StepError(.input, "the output of \(wire.from.id) has no value at \(wire.select!)")
     }
     return result
-}
-
-/// Reports a step's start and end.
-struct StepObserver: ProcedureObserver {
-    let id: String
-    let events: StepEvents
-
-    func will(execute procedure: Procedure) {
-        events.started(id)
-    }
-
-    func did(finish procedure: Procedure, with error: (any Error)?) {
-        events.finished(id, procedure)
-    }
-}
-
-/// Reports each new attempt of a retry.
-struct RetryObserver: ProcedureObserver {
-    let id: String
-    let events: StepEvents
-
-    func procedure(_ procedure: Procedure, willAdd newOperation: Operation) {
-        guard !(newOperation is DelayProcedure), let retry = procedure as? any RetryAttempts else {
-            return
-        }
-        events.retried(
-            id, attempt: retry.attempt, of: retry.maxAttempts, previous: retry.previousError)
-    }
-}
-
-/// What a reporter needs of a retry, whatever it retries.
-protocol RetryAttempts {
-    var attempt: Int { get }
-    var maxAttempts: Int { get }
-    /// The error of the attempt before the current one.
-    var previousError: (any Error)? { get }
-}
-
-extension RetryProcedure: RetryAttempts {
-    var previousError: (any Error)? {
-        children.compactMap { $0 as? T }.dropLast().last?.error
-    }
-}
-
-/// Where the procedures of a run send what happens to steps.
-protocol StepEvents: Sendable {
-    func started(_ id: String)
-    func output(_ id: String, _ stream: ShellProcedure.Stream, _ lines: [Substring])
-    func retried(_ id: String, attempt: Int, of: Int, previous: (any Error)?)
-    func finished(_ id: String, _ procedure: Procedure)
 }

@@ -10,8 +10,8 @@ struct WorkflowValidator {
         let step: Step
         /// The position of the group or branch the step is in.
         let parent: Int?
-        /// The branch cases the step is inside, outermost first (branch id and case index).
-        let cases: [String]
+        /// The branch cases the step is inside, outermost first.
+        let cases: [NestedStep.BranchCase]
         let wires: [(wire: Wire, role: WireRole)]
     }
 
@@ -27,31 +27,21 @@ struct WorkflowValidator {
     }
 
     mutating func validate() {
-        index(workflow.steps, parent: nil, cases: [])
+        index()
         for position in infos.indices { check(infos[position]) }
         checkCycles()
     }
 
     // MARK: - Ids
 
-    private mutating func index(_ list: [Step], parent: Int?, cases: [String]) {
-        for step in list {
-            // Duplicate ids were reported, and dropped, by the decoder.
-            let position = infos.count
-            positions[step.id] = position
-            infos.append(StepInfo(step: step, parent: parent, cases: cases, wires: step.wires))
-            switch step.kind {
-            case .group(let group):
-                index(group.steps, parent: position, cases: cases)
-            case .branch(let branch):
-                for (number, branchCase) in branch.cases.enumerated() {
-                    index(
-                        branchCase.steps, parent: position, cases: cases + ["\(step.id)#\(number)"])
-                }
-                index(branch.otherwise, parent: position, cases: cases + ["\(step.id)#otherwise"])
-            default:
-                break
-            }
+    private mutating func index() {
+        // Duplicate ids were reported, and dropped, by the decoder.
+        workflow.forEachStep { nested in
+            positions[nested.step.id] = infos.count
+            infos.append(
+                StepInfo(
+                    step: nested.step, parent: nested.parent.flatMap { positions[$0] },
+                    cases: nested.cases, wires: nested.step.wires))
         }
     }
 
@@ -100,7 +90,7 @@ struct WorkflowValidator {
             return nil
         }
         if let branchCase = target.cases.last, !info.cases.contains(branchCase) {
-            let branch = branchCase.split(separator: "#").first.map(String.init) ?? branchCase
+            let branch = branchCase.branch
             report.error(
                 "\"\(reference.id)\" runs only if branch \"\(branch)\" takes its case, so \"\(info.step.id)\" cannot \(what) it; \(what) \"\(branch)\" instead",
                 at: reference.offset, reference.pointer)
@@ -244,8 +234,7 @@ struct WorkflowValidator {
                 guard let other = positions[id], other != position else { return }
                 edges[end[other]].append(start[position])
             }
-            for reference in infos[position].step.dependsOn { waitFor(reference.id) }
-            for wire in infos[position].wires { waitFor(wire.wire.from.id) }
+            for id in infos[position].step.prerequisites { waitFor(id) }
             if let parent = infos[position].parent {
                 edges[start[parent]].append(start[position])
                 edges[end[position]].append(end[parent])
@@ -294,28 +283,4 @@ struct WorkflowValidator {
         return nil
     }
 
-}
-
-extension Step {
-    /// Whether the step can take an input at all.
-    var acceptsInput: Bool {
-        switch kind {
-        case .shell, .http, .group: return true
-        case .file(let operation):
-            switch operation {
-            case .write, .render, .select, .replace: return true
-            case .read, .copy, .concat: return false
-            }
-        case .branch: return false
-        }
-    }
-
-    /// Whether setting `"output": "json"` would make the output JSON.
-    var canGiveJSON: Bool {
-        switch kind {
-        case .shell, .http: return true
-        case .file(.read): return true
-        default: return false
-        }
-    }
 }

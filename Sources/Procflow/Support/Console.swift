@@ -35,8 +35,8 @@ public struct Console: Sendable {
     /// The process's standard output and error.
     public static var standard: Console {
         Console(
-            write: { writeAll($0, to: STDOUT_FILENO) },
-            writeError: { writeAll($0, to: STDERR_FILENO) },
+            write: { POSIXIO.write($0, to: STDOUT_FILENO) },
+            writeError: { POSIXIO.write($0, to: STDERR_FILENO) },
             outputIsTerminal: isatty(STDOUT_FILENO) == 1,
             errorIsTerminal: isatty(STDERR_FILENO) == 1,
             environment: ProcessInfo.processInfo.environment)
@@ -49,26 +49,4 @@ public struct Console: Sendable {
 
     /// Whether diagnostics on standard error may be coloured.
     var colorsErrors: Bool { errorIsTerminal && allowsColor }
-}
-
-/// Writes all of `text` to `descriptor`. A reader that has gone away (`procflow run … | head`)
-/// is not an error: what it would not read is dropped, and the run goes on.
-private func writeAll(_ text: String, to descriptor: Int32) {
-    var text = text
-    text.withUTF8 { _ = writeFully(UnsafeRawBufferPointer($0), to: descriptor) }
-}
-
-/// Writes all of `buffer` to `descriptor`, retrying short and interrupted writes; stops at the
-/// first error (a reader that has gone away, most often). Returns whether everything was written.
-func writeFully(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
-    var offset = 0
-    while offset < buffer.count {
-        let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-        if written < 0 {
-            if errno == EINTR { continue }
-            return false
-        }
-        offset += written
-    }
-    return true
 }

@@ -10,3 +10,15 @@ func formatDuration(_ seconds: TimeInterval) -> String {
     let whole = Int(seconds.rounded())
     return String(format: "%d min %02d s", whole / 60, whole % 60)
 }
+
+/// "1 procedure", "2 procedures".
+func plural(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
+}
+
+/// "16 MiB", "512 KiB", "100 bytes".
+func formatBytes(_ count: Int) -> String {
+    if count >= 1 << 20, count % (1 << 20) == 0 { return "\(count >> 20) MiB" }
+    if count >= 1 << 10, count % (1 << 10) == 0 { return "\(count >> 10) KiB" }
+    return "\(count) bytes"
+}

@@ -1,0 +1,60 @@
+import ProcedureKit
+
+/// Skips a step when a step it depends on failed, or when a step it takes data from did not
+/// run: the rule that failures stop dependents, and skips stop those that need the data.
+final class DependencyOutcomeCondition: Condition, @unchecked Sendable {
+    // @unchecked Sendable: every stored property is a constant.
+    struct Dependency {
+        let id: String
+        let procedure: Procedure
+        /// Whether the step takes this dependency's output.
+        let takesData: Bool
+        /// Whether the dependency's failures are only warnings.
+        let tolerated: Bool
+    }
+
+    private let watched: [Dependency]
+
+    init(_ dependencies: [Dependency]) {
+        watched = dependencies
+        super.init()
+        name = "dependencies"
+    }
+
+    override func evaluate(
+        procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        if let reason = Self.reason(watched) {
+            completion(.failure(SkipReason(reason)))
+        } else {
+            completion(.success(true))
+        }
+    }
+
+    /// Why a step with these dependencies must not run, if it must not.
+    static func reason(_ dependencies: [Dependency]) -> String? {
+        for dependency in dependencies {
+            let outcome = StepOutcome.of(dependency.procedure)
+            switch outcome {
+            case .failed:
+                if !dependency.tolerated { return "dependency \(dependency.id) failed" }
+                if dependency.takesData {
+                    return "dependency \(dependency.id) failed, so it gave no output"
+                }
+            case .dependencyProblem:
+                return "dependency \(dependency.id) was skipped"
+            case .cancelled:
+                return "dependency \(dependency.id) was cancelled"
+            case .skippedByCondition:
+                // A false condition stops only those that need the data.
+                if dependency.takesData { return "dependency \(dependency.id) was skipped" }
+            case .skipped:
+                // A skip caused by a failure stops everything downstream.
+                return "dependency \(dependency.id) was skipped"
+            case .succeeded:
+                break
+            }
+        }
+        return nil
+    }
+}

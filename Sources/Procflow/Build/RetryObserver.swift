@@ -1,0 +1,30 @@
+import Foundation
+import ProcedureKit
+
+/// Reports each new attempt of a retry.
+struct RetryObserver: ProcedureObserver {
+    let id: String
+    let events: StepEvents
+
+    func procedure(_ procedure: Procedure, willAdd newOperation: Operation) {
+        guard !(newOperation is DelayProcedure), let retry = procedure as? any RetryAttempts else {
+            return
+        }
+        events.retried(
+            id, attempt: retry.attempt, of: retry.maxAttempts, previous: retry.previousError)
+    }
+}
+
+/// What a reporter needs of a retry, whatever it retries.
+protocol RetryAttempts {
+    var attempt: Int { get }
+    var maxAttempts: Int { get }
+    /// The error of the attempt before the current one.
+    var previousError: (any Error)? { get }
+}
+
+extension RetryProcedure: RetryAttempts {
+    var previousError: (any Error)? {
+        children.compactMap { $0 as? T }.dropLast().last?.error
+    }
+}

@@ -1,0 +1,41 @@
+/// The workflow a command reads: its file, and the `--var` values that override its
+/// variables.
+struct WorkflowArguments {
+    /// The `--var name=value` option, the same for every command that reads a workflow.
+    static let variableOption = OptionSpec.value(
+        "var", "name=value", help: "Set a variable the workflow declares in vars.",
+        repeatable: true)
+
+    /// The help of the `<file>` argument.
+    static let fileArgument = CommandDescription.Argument(
+        name: "file", help: "The workflow file.")
+
+    let file: String
+    let variables: [(name: String, value: String)]
+
+    /// - Throws: an ``ArgumentError`` for a `--var` value that is not `name=value`.
+    init(file: String, variables: [String]) throws(ArgumentError) {
+        self.file = file
+        self.variables = try variables.map { (text) throws(ArgumentError) in
+            guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+                throw .invalidValue(text, for: Self.variableOption, expected: "name=value")
+            }
+            return (String(text[..<equals]), String(text[text.index(after: equals)...]))
+        }
+    }
+
+    /// Loads the workflow, printing every problem found on standard error.
+    func load(console: Console) -> Workflow? {
+        do {
+            return try WorkflowLoader.load(path: file, overrides: variables)
+        } catch {
+            let colored = console.colorsErrors
+            for diagnostic in error.diagnostics {
+                console.writeError(diagnostic.rendered(colored: colored) + "\n")
+            }
+            let count = error.diagnostics.count
+            console.writeError("\(file): \(count) error\(count == 1 ? "" : "s")\n")
+            return nil
+        }
+    }
+}

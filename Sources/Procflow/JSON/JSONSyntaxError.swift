@@ -1,0 +1,5 @@
+/// A JSON syntax error at a byte offset.
+struct JSONSyntaxError: Error {
+    let message: String
+    let offset: Int
+}

@@ -1,0 +1,50 @@
+/// What decoding a workflow file needs besides the JSON: the file, for locations, the
+/// variables, to fill in, and the problems found so far.
+final class DecodingContext {
+    let file: String
+    let source: SourceText
+    /// The workflow's variables, with their values once `--var` overrides are applied.
+    var variables: [String: String] = [:]
+    /// Every id the file declares, including those of procedures that could not be decoded,
+    /// so that references to them are not reported as unknown as well.
+    var declaredIDs: [String: Int] = [:]
+    private(set) var diagnostics: [Diagnostic] = []
+
+    init(file: String, source: SourceText) {
+        self.file = file
+        self.source = source
+    }
+
+    func error(_ message: String, at offset: Int, _ pointer: JSONPointer?) {
+        error(message, location: source.location(ofOffset: offset), pointer)
+    }
+
+    func error(_ message: String, location: SourceLocation?, _ pointer: JSONPointer?) {
+        diagnostics.append(
+            Diagnostic(file: file, location: location, pointer: pointer, message: message))
+    }
+
+    func location(of offset: Int) -> SourceLocation {
+        source.location(ofOffset: offset)
+    }
+
+    /// `text` with its `${name}` references filled in, or `nil` after reporting an unknown
+    /// variable or a malformed reference.
+    func substitute(_ text: String, at offset: Int, _ pointer: JSONPointer) -> String? {
+        switch VariableSubstitution.substitute(text, variables) {
+        case .success(let filled):
+            return filled
+        case .failure(.unknown(let name)):
+            let hint =
+                variables.isEmpty
+                ? " (the workflow declares no \"vars\")"
+                : Suggestion.hint(for: name, in: variables.keys)
+            error("unknown variable \"\(name)\" in ${\(name)}\(hint)", at: offset, pointer)
+        case .failure(.unterminated):
+            error(
+                "unterminated variable reference: write ${name}, or $${ for a literal ${",
+                at: offset, pointer)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,46 @@
+import Dispatch
+import Foundation
+import ProcedureKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// While a run lasts: the first SIGINT or SIGTERM cancels it (its commands get the signal, then
+/// SIGKILL after the grace period); a second one kills every command at once.
+final class SignalForwarding: @unchecked Sendable {
+    // @unchecked Sendable: `sources` is set once in init and only cancelled afterwards.
+    private let sources: [any DispatchSourceSignal]
+
+    init(runner: WorkflowRunner) {
+        // A closed stdout (`procflow run w.json | head`) must not kill procflow midway and orphan
+        // its commands: writes fail with EPIPE instead, and the run goes on. Commands get the
+        // default disposition back when they are spawned.
+        signal(SIGPIPE, SIG_IGN)
+        let received = Locked(0)
+        let queue = DispatchQueue(label: "procflow.signals")
+        sources = [SIGINT, SIGTERM].map { (signalNumber: Int32) -> any DispatchSourceSignal in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler {
+                let count = received.withLock { count in
+                    count += 1
+                    return count
+                }
+                if count == 1 {
+                    runner.interrupt(signal: signalNumber)
+                } else {
+                    ProcessGroups.shared.signalAll(SIGKILL)
+                }
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    func stop() {
+        for source in sources { source.cancel() }
+    }
+}

@@ -1,0 +1,16 @@
+import ProcedureKit
+
+/// Where a step stands, as the reporters show it.
+public enum StepStatus: String, Sendable, CaseIterable {
+    case pending
+    case running
+    case succeeded
+    /// Failed, but marked `continueOnError`.
+    case warning
+    case failed
+    case skipped
+    case cancelled
+
+    /// Whether the step is over.
+    public var isDone: Bool { self != .pending && self != .running }
+}

@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Reading and writing whole files and descriptors with POSIX calls, so that a failure says
+/// what `errno` said: the one read loop and the one write loop of procflow.
+enum POSIXIO {
+    /// Why a read or a write failed: `strerror` of its `errno`, or "cancelled".
+    struct Failure: Error, Equatable {
+        let message: String
+
+        /// The failure `errno` describes now.
+        static var current: Failure { Failure(message: String(cString: strerror(errno))) }
+    }
+
+    /// The most bytes one write(2) is given, so that a cancellation is noticed between chunks.
+    static let chunkSize = 1 << 20
+
+    /// Reads a whole file.
+    static func readFile(_ path: String) -> Result<[UInt8], Failure> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(.current) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return .failure(.current) }
+        if (status.st_mode & S_IFMT) == S_IFDIR {
+            return .failure(Failure(message: "it is a directory"))
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(status.st_size))
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(.current)
+            }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return .success(bytes)
+    }
+
+    /// Writes all of `buffer` to `descriptor`, retrying short and interrupted writes, and
+    /// stopping at the first error (a reader that has gone away, most often) or when
+    /// `isCancelled` turns true between two chunks.
+    ///
+    /// - Throws: the ``Failure`` that stopped it.
+    static func write(
+        _ buffer: UnsafeRawBufferPointer, to descriptor: Int32,
+        isCancelled: () -> Bool = { false }
+    ) throws(Failure) {
+        var offset = 0
+        while offset < buffer.count {
+            if isCancelled() { throw Failure(message: "cancelled") }
+            let length = min(buffer.count - offset, chunkSize)
+            let written = Glibc.write(descriptor, buffer.baseAddress! + offset, length)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .current
+            }
+            offset += written
+        }
+    }
+
+    /// Writes all of `text` to `descriptor`. A reader that has gone away (`procflow run … |
+    /// head`) is not an error: what it would not read is dropped, and the run goes on.
+    static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { try? write(UnsafeRawBufferPointer($0), to: descriptor) }
+    }
+}

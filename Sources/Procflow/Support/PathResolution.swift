@@ -1,0 +1,20 @@
+import Foundation
+
+/// `path` made absolute, relative to `directory`.
+func resolve(_ path: String, in directory: String) -> String {
+    guard !path.hasPrefix("/") else { return path }
+    let base =
+        directory.hasPrefix("/")
+        ? directory : FileManager.default.currentDirectoryPath + "/" + directory
+    // Lexically, as URL.standardizedFileURL does, without its cost (a command's working
+    // directory is resolved for every shell step).
+    var components: [Substring] = []
+    for component in (base + "/" + path).split(separator: "/") {
+        switch component {
+        case ".": continue
+        case "..": _ = components.popLast()
+        default: components.append(component)
+        }
+    }
+    return "/" + components.joined(separator: "/")
+}

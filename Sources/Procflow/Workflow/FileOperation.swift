@@ -1,0 +1,45 @@
+/// A file transform. Paths are relative to the workflow file; every write is atomic.
+public enum FileOperation: Sendable {
+    /// Reads a file as text or JSON.
+    case read(path: String, format: OutputFormat)
+    /// Writes `content`, or the step's input, to a file.
+    case write(path: String, content: String?)
+    /// Copies a file.
+    case copy(source: String, destination: String)
+    /// Fills `{{name}}` placeholders of a template (a file, or inline text) with the fields of
+    /// the JSON object input and the workflow's variables; writes the result if `path` is set.
+    case render(template: Template, path: String?)
+    /// Takes the part of the JSON input at a JSON Pointer.
+    case select(pointer: JSONPointer)
+    /// Replaces every occurrence of a text in the text input.
+    case replace(find: String, replacement: String)
+    /// Joins files, in order; writes the result if `path` is set.
+    case concat(paths: [String], path: String?)
+
+    public enum Template: Sendable {
+        case file(String)
+        case text(String)
+    }
+
+    /// The operation's name in the file.
+    public var name: String {
+        switch self {
+        case .read: return "read"
+        case .write: return "write"
+        case .copy: return "copy"
+        case .render: return "render"
+        case .select: return "select"
+        case .replace: return "replace"
+        case .concat: return "concat"
+        }
+    }
+
+    public var outputFormat: OutputFormat {
+        switch self {
+        case .read(_, let format): return format
+        case .write, .copy: return .none
+        case .render, .replace, .concat: return .text
+        case .select: return .json
+        }
+    }
+}

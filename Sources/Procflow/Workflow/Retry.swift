@@ -1,0 +1,16 @@
+/// How often to try a failing step, and how long to wait in between.
+public struct Retry: Sendable {
+    public enum Backoff: String, Sendable, CaseIterable {
+        case constant, linear, exponential
+    }
+
+    /// Attempts in all, the first included.
+    public var attempts: Int
+    public var backoff: Backoff
+    /// Seconds before the first retry.
+    public var delay: Double
+    /// The longest wait, in seconds.
+    public var maxDelay: Double?
+    /// A fraction (0 to 1) by which each wait is shortened at random.
+    public var jitter: Double
+}

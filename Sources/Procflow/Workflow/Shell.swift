@@ -1,0 +1,17 @@
+/// A command run by `/bin/sh -c` or directly.
+public struct Shell: Sendable {
+    public enum Command: Sendable {
+        /// A script for `/bin/sh -c`.
+        case script(String)
+        /// A program and its arguments, run without a shell.
+        case argv([String])
+    }
+
+    public var command: Command
+    /// The working directory, relative to the workflow file.
+    public var cwd: String?
+    public var environment: [(name: String, value: String)]
+    /// Wired inputs, each given to the command as an environment variable of that name.
+    public var inputs: [(name: String, wire: Wire)]
+    public var output: OutputFormat
+}

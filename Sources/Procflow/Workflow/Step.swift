@@ -1,0 +1,140 @@
+/// A procedure described in a workflow file.
+public struct Step: Sendable {
+    public var id: String
+    public var description: String?
+    public var kind: Kind
+    /// Steps this one runs after, besides those it takes data from.
+    public var dependsOn: [Reference]
+    /// Data wired in: stdin of a shell step, the body of an HTTP request, the content of a file
+    /// step, the input a group forwards to a child.
+    public var input: Wire?
+    /// Skips the step when false.
+    public var when: StepCondition?
+    /// Mutual-exclusion categories: no two steps sharing one run at once.
+    public var mutex: [String]
+    public var retry: Retry?
+    /// Seconds the step may run, each attempt.
+    public var timeout: Double?
+    /// Whether a failure is only a warning, letting dependents run.
+    public var continueOnError: Bool
+    /// Whether the step runs even when steps it depends on failed or were skipped: for
+    /// clean-up.
+    public var always: Bool
+    /// Where the step is in the file: its JSON Pointer, and the byte offset of its object
+    /// (turned into a line and column only for a diagnostic).
+    public var pointer: JSONPointer
+    var offset: Int
+
+    public enum Kind: Sendable {
+        case shell(Shell)
+        case http(HTTP)
+        case file(FileOperation)
+        case group(Group)
+        case branch(Branch)
+
+        /// The kind's name in the file.
+        public var name: String {
+            switch self {
+            case .shell: return "shell"
+            case .http: return "http"
+            case .file: return "file"
+            case .group: return "group"
+            case .branch: return "branch"
+            }
+        }
+
+        /// Whether the step does work itself, rather than holding other steps.
+        public var isLeaf: Bool {
+            switch self {
+            case .shell, .http, .file: return true
+            case .group, .branch: return false
+            }
+        }
+    }
+
+    /// The steps nested in this one: a group's, or all of a branch's cases.
+    public var children: [Step] {
+        switch kind {
+        case .group(let group): return group.steps
+        case .branch(let branch): return branch.cases.flatMap(\.steps) + branch.otherwise
+        default: return []
+        }
+    }
+
+    /// What the step's output is.
+    public var outputFormat: OutputFormat {
+        switch kind {
+        case .shell(let shell): return shell.output
+        case .http(let http): return http.output
+        case .file(let operation): return operation.outputFormat
+        case .group(let group):
+            guard let source = group.outputFrom else { return .none }
+            return group.steps.first { $0.id == source.id }?.outputFormat ?? .none
+        case .branch: return .none
+        }
+    }
+}
+
+extension Step {
+    /// How many wires the step reads, without listing them.
+    var wireCount: Int {
+        var count = (input == nil ? 0 : 1) + (when?.wires.count ?? 0)
+        if case .shell(let shell) = kind { count += shell.inputs.count }
+        if case .branch = kind { count += 1 }
+        return count
+    }
+
+    /// Every wire the step reads: its input, a shell step's named inputs, a branch's `on`,
+    /// its condition's.
+    public var wires: [(wire: Wire, role: WireRole)] {
+        var wires: [(Wire, WireRole)] = []
+        if let input { wires.append((input, .input)) }
+        if case .shell(let shell) = kind {
+            wires += shell.inputs.map { ($0.wire, .environment($0.name)) }
+        }
+        if case .branch(let branch) = kind { wires.append((branch.on, .branch)) }
+        if let when { wires += when.wires.map { ($0, .condition) } }
+        return wires
+    }
+
+    /// The ids of the steps this one runs after: those it names in `dependsOn`, then those it
+    /// takes data from, each once, in the order the file names them.
+    public var prerequisites: [String] {
+        var seen: Set<String> = []
+        return (dependsOn.map(\.id) + wires.map(\.wire.from.id)).filter { seen.insert($0).inserted }
+    }
+}
+
+extension Step {
+    /// Whether the step can take an input at all.
+    var acceptsInput: Bool {
+        switch kind {
+        case .shell, .http, .group: return true
+        case .file(let operation):
+            switch operation {
+            case .write, .render, .select, .replace: return true
+            case .read, .copy, .concat: return false
+            }
+        case .branch: return false
+        }
+    }
+
+    /// Whether setting `"output": "json"` would make the output JSON.
+    var canGiveJSON: Bool {
+        switch kind {
+        case .shell, .http: return true
+        case .file(.read): return true
+        default: return false
+        }
+    }
+}
+
+extension Step {
+    /// Whether the step holds other steps (a group or a branch), even when it has none.
+    var isContainer: Bool {
+        switch kind {
+        case .group, .branch: return true
+        default: return false
+        }
+    }
+}
