@@ -76,6 +76,14 @@ struct CommandLineTests {
             "error: The value 'novalue' is invalid for '--var <name=value>': expected name=value"
         ),
         (["help", "nothing"], "error: Unknown subcommand 'nothing'"),
+        (
+            ["run", "x.json", "--events", "json", "--output", "grouped"],
+            "error: --events and --output cannot be used together"
+        ),
+        (
+            ["run", "x.json", "--grace-period", "inf"],
+            "error: The value 'inf' is invalid for '--grace-period <seconds>'"
+        ),
     ])
     func usageErrorsExitTwoWithTheUsageOnStandardError(arguments: [String], message: String) throws
     {
