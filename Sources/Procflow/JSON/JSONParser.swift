@@ -37,90 +37,87 @@ struct JSONParser {
         }
         var stack: [Frame] = []
         while true {
-            // Expecting a value.
-            skipWhitespace()
-            var node: JSONNode
-            let start = index
-            switch peek() {
-            case UInt8(ascii: "{"):
-                try checkDepth(stack.count)
-                index += 1
-                skipWhitespace()
-                if peek() == UInt8(ascii: "}") {
-                    index += 1
-                    node = JSONNode(value: .object([]), offset: start)
-                } else {
-                    let (key, keyOffset) = try parseKey()
-                    stack.append(
-                        Frame(isObject: true, offset: start, key: key, keyOffset: keyOffset))
-                    continue
-                }
-            case UInt8(ascii: "["):
-                try checkDepth(stack.count)
-                index += 1
-                skipWhitespace()
-                if peek() == UInt8(ascii: "]") {
-                    index += 1
-                    node = JSONNode(value: .array([]), offset: start)
-                } else {
-                    stack.append(Frame(isObject: false, offset: start))
-                    continue
-                }
-            default:
-                node = try parseScalar()
-            }
+            guard var node = try openValue(on: &stack) else { continue }
             // Have a value: attach it, closing containers as they end.
-            while true {
-                guard !stack.isEmpty else {
-                    skipWhitespace()
-                    guard index == bytes.count else {
-                        throw JSONSyntaxError(
-                            message: "unexpected \(describeNext()) after the end of the JSON value",
-                            offset: index)
-                    }
-                    return node
-                }
-                let top = stack.count - 1
+            while let closed = try attach(node, to: &stack) { node = closed }
+            if stack.isEmpty {
                 skipWhitespace()
-                if stack[top].isObject {
-                    stack[top].members.append(
-                        JSONNode.Member(
-                            key: stack[top].key, keyOffset: stack[top].keyOffset, value: node))
-                    switch peek() {
-                    case UInt8(ascii: ","):
-                        index += 1
-                        skipWhitespace()
-                        (stack[top].key, stack[top].keyOffset) = try parseKey()
-                    case UInt8(ascii: "}"):
-                        index += 1
-                        let frame = stack.removeLast()
-                        node = JSONNode(value: .object(frame.members), offset: frame.offset)
-                        continue
-                    default:
-                        throw JSONSyntaxError(
-                            message:
-                                "expected ',' or '}' after an object member, found \(describeNext())",
-                            offset: index)
-                    }
-                } else {
-                    stack[top].items.append(node)
-                    switch peek() {
-                    case UInt8(ascii: ","):
-                        index += 1
-                    case UInt8(ascii: "]"):
-                        index += 1
-                        let frame = stack.removeLast()
-                        node = JSONNode(value: .array(frame.items), offset: frame.offset)
-                        continue
-                    default:
-                        throw JSONSyntaxError(
-                            message:
-                                "expected ',' or ']' after an array element, found \(describeNext())",
-                            offset: index)
-                    }
+                guard index == bytes.count else {
+                    throw JSONSyntaxError(
+                        message: "unexpected \(describeNext()) after the end of the JSON value",
+                        offset: index)
                 }
-                break
+                return node
             }
+        }
+    }
+
+    /// Reads the start of a value: a whole scalar or empty container, which it returns, or the
+    /// opening of a container with members to come, which it pushes on `stack`.
+    private mutating func openValue(on stack: inout [Frame]) throws(JSONSyntaxError) -> JSONNode? {
+        skipWhitespace()
+        let start = index
+        switch peek() {
+        case UInt8(ascii: "{"):
+            try checkDepth(stack.count)
+            index += 1
+            skipWhitespace()
+            if peek() == UInt8(ascii: "}") {
+                index += 1
+                return JSONNode(value: .object([]), offset: start)
+            }
+            let (key, keyOffset) = try parseKey()
+            stack.append(Frame(isObject: true, offset: start, key: key, keyOffset: keyOffset))
+            return nil
+        case UInt8(ascii: "["):
+            try checkDepth(stack.count)
+            index += 1
+            skipWhitespace()
+            if peek() == UInt8(ascii: "]") {
+                index += 1
+                return JSONNode(value: .array([]), offset: start)
+            }
+            stack.append(Frame(isObject: false, offset: start))
+            return nil
+        default:
+            return try parseScalar()
+        }
+    }
+
+    /// Adds a finished value to the container on top of `stack` and reads what follows it:
+    /// returns the container if that closes it (popped, to be attached in turn), or `nil` when
+    /// another member follows, or when `stack` is empty (the value is the document).
+    private mutating func attach(_ node: JSONNode, to stack: inout [Frame]) throws(JSONSyntaxError)
+        -> JSONNode?
+    {
+        guard !stack.isEmpty else { return nil }
+        let top = stack.count - 1
+        skipWhitespace()
+        let isObject = stack[top].isObject
+        if isObject {
+            stack[top].members.append(
+                JSONNode.Member(key: stack[top].key, keyOffset: stack[top].keyOffset, value: node))
+        } else {
+            stack[top].items.append(node)
+        }
+        switch peek() {
+        case UInt8(ascii: ","):
+            index += 1
+            if isObject {
+                skipWhitespace()
+                (stack[top].key, stack[top].keyOffset) = try parseKey()
+            }
+            return nil
+        case UInt8(ascii: isObject ? "}" : "]"):
+            index += 1
+            let frame = stack.removeLast()
+            let value: JSONNode.Value = isObject ? .object(frame.members) : .array(frame.items)
+            return JSONNode(value: value, offset: frame.offset)
+        default:
+            let (closer, what) = isObject ? ("}", "an object member") : ("]", "an array element")
+            throw JSONSyntaxError(
+                message: "expected ',' or '\(closer)' after \(what), found \(describeNext())",
+                offset: index)
         }
     }
 
