@@ -14,4 +14,8 @@ int procflow_spawn_file_actions_addchdir(posix_spawn_file_actions_t *actions, co
 /// pipe2(fds, O_CLOEXEC), which Swift's Glibc module does not expose.
 int procflow_pipe_cloexec(int fds[2]);
 
+/// prctl(PR_SET_CHILD_SUBREAPER, 1): orphaned descendants are reparented to this process
+/// instead of init, so that it can find them; 0 on success, -1 with errno set.
+int procflow_set_child_subreaper(void);
+
 #endif

@@ -21,6 +21,8 @@ open class Condition: @unchecked Sendable {
         var dependencies: [Operation] = []
         var producedDependencies: [Operation] = []
         var mutuallyExclusiveCategories: Set<String> = []
+        /// How many procedures a shared category admits at once, where it is not one.
+        var categoryLimits: [String: Int] = [:]
     }
 
     private let configuration = Locked(Configuration())
@@ -82,6 +84,22 @@ open class Condition: @unchecked Sendable {
         }
     }
 
+    /// Makes the procedure this condition is attached to one of at most `limit` procedures in
+    /// `sharedCategory` that execute at once, across all queues. Every claim of a category
+    /// should give it the same limit: the first claim waiting or holding sets it.
+    public final func addToAttachedProcedure(sharedCategory: String, limit: Int) {
+        configuration.withLock {
+            _ = $0.mutuallyExclusiveCategories.insert(sharedCategory)
+            $0.categoryLimits[sharedCategory] = max(1, limit)
+        }
+    }
+
+    /// How many procedures `category` admits at once: 1 unless it was claimed with
+    /// ``addToAttachedProcedure(sharedCategory:limit:)``.
+    public final func limit(of category: String) -> Int {
+        configuration.withLock { $0.categoryLimits[category] ?? 1 }
+    }
+
     /// Decides whether `procedure` may execute, calling `completion` exactly once, from any
     /// thread.
     open func evaluate(
@@ -103,7 +121,7 @@ extension Condition {
             for dependency in condition.producedDependencies { produceDependency(dependency) }
         }
         for category in condition.mutuallyExclusiveCategories {
-            addToAttachedProcedure(mutuallyExclusiveCategory: category)
+            addToAttachedProcedure(sharedCategory: category, limit: condition.limit(of: category))
         }
     }
 }

@@ -621,10 +621,14 @@ open class Procedure: Operation, @unchecked Sendable {
     }
 
     private func requestExclusivity(markReady: Bool, conditions: [Condition]) -> Bool {
-        var categories = Set<String>()
-        for condition in conditions { categories.formUnion(condition.mutuallyExclusiveCategories) }
-        guard !categories.isEmpty else { return becomeReady(markReady: markReady) }
-        let sorted = categories.sorted()
+        var limits: [String: Int] = [:]
+        for condition in conditions {
+            for category in condition.mutuallyExclusiveCategories {
+                limits[category] = condition.limit(of: category)
+            }
+        }
+        guard !limits.isEmpty else { return becomeReady(markReady: markReady) }
+        let sorted = limits.keys.sorted()
         let proceed = protected.withLock { protected -> Bool in
             guard protected.state == .pending, !protected.isCancelled else { return false }
             protected.phase = .waitingForExclusivity
@@ -632,7 +636,7 @@ open class Procedure: Operation, @unchecked Sendable {
             return true
         }
         guard proceed else { return false }
-        if ExclusivityManager.shared.request(self, categories: sorted) {
+        if ExclusivityManager.shared.request(self, categories: sorted.map { ($0, limits[$0]!) }) {
             return exclusivityGranted(markReady: markReady)
         }
         return false

@@ -1,5 +1,5 @@
-/// Grants mutual-exclusion categories to procedures, one holder per category, first come first
-/// served, across every queue in the process.
+/// Grants mutual-exclusion categories to procedures, one holder per category (or up to a
+/// shared category's limit), first come first served, across every queue in the process.
 ///
 /// A procedure asks for all its categories at once, in one critical section, so requests are
 /// totally ordered and the oldest waiting request always heads every line it is in: no two
@@ -8,8 +8,12 @@ final class ExclusivityManager: Sendable {
     static let shared = ExclusivityManager()
 
     private struct Category {
-        var holder: Procedure?
+        var holders: [Procedure] = []
         var waiting: [Procedure] = []
+        /// How many holders it admits.
+        var limit = 1
+
+        var hasRoom: Bool { holders.count < limit }
     }
 
     private struct State {
@@ -27,17 +31,17 @@ final class ExclusivityManager: Sendable {
     ///
     /// A category held by a group the procedure runs in is granted at once without changing
     /// hands: the group's exclusive turn covers its children.
-    func request(_ procedure: Procedure, categories: [String]) -> Bool {
+    func request(_ procedure: Procedure, categories: [(name: String, limit: Int)]) -> Bool {
         let ancestors = Set(procedure.ancestorGroups.map(ObjectIdentifier.init))
         return state.withLock { state in
             var missing = 0
-            for name in categories {
-                var category = state.categories[name, default: Category()]
-                if let holder = category.holder, ancestors.contains(ObjectIdentifier(holder)) {
+            for (name, limit) in categories {
+                var category = state.categories[name] ?? Category(limit: limit)
+                if category.holders.contains(where: { ancestors.contains(ObjectIdentifier($0)) }) {
                     continue
                 }
-                if category.holder == nil, category.waiting.isEmpty {
-                    category.holder = procedure
+                if category.hasRoom, category.waiting.isEmpty {
+                    category.holders.append(procedure)
                 } else {
                     category.waiting.append(procedure)
                     missing += 1
@@ -59,11 +63,11 @@ final class ExclusivityManager: Sendable {
             for name in categories {
                 guard var category = state.categories[name] else { continue }
                 category.waiting.removeAll { $0 === procedure }
-                if category.holder === procedure {
-                    category.holder = nil
+                if let index = category.holders.firstIndex(where: { $0 === procedure }) {
+                    category.holders.remove(at: index)
                     if !category.waiting.isEmpty {
                         let next = category.waiting.removeFirst()
-                        category.holder = next
+                        category.holders.append(next)
                         let key = ObjectIdentifier(next)
                         let missing = state.missing[key, default: 1] - 1
                         if missing == 0 {
@@ -74,7 +78,8 @@ final class ExclusivityManager: Sendable {
                         }
                     }
                 }
-                state.categories[name] = category.holder == nil ? nil : category
+                state.categories[name] =
+                    category.holders.isEmpty && category.waiting.isEmpty ? nil : category
             }
             return granted
         }

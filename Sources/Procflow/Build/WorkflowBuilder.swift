@@ -17,8 +17,12 @@ final class WorkflowBuilder: @unchecked Sendable {
         var directory: String
         var gracePeriod: TimeInterval
         var captureLimit: Int
-        /// The concurrency of the root and of groups that set none.
+        /// How many steps run at once in the whole run.
         var maxConcurrent: Int
+        /// The category in which steps share the `maxConcurrent` places: one per run.
+        var concurrencyCategory: String
+        /// Where the run's commands register their process groups.
+        var processGroups: ProcessGroups
         /// With `--fail-fast`: set when the run stops.
         var failFast: FailFastStop? = nil
     }
@@ -47,7 +51,6 @@ final class WorkflowBuilder: @unchecked Sendable {
         let root = StepGroupProcedure(
             children: build(workflow.steps), tolerated: tolerated(workflow.steps))
         root.name = workflow.name
-        root.maxConcurrentOperationCount = settings.maxConcurrent
         return root
     }
 
@@ -88,7 +91,8 @@ final class WorkflowBuilder: @unchecked Sendable {
             let children = group.steps.map { makeNode($0, built: &built) as Operation }
             let procedure = StepGroupProcedure(
                 children: children, tolerated: tolerated(group.steps))
-            procedure.maxConcurrentOperationCount = group.maxConcurrency ?? settings.maxConcurrent
+            // The run's limit applies to every step; a group's own is a further limit within it.
+            procedure.maxConcurrentOperationCount = group.maxConcurrency ?? 0
             if let inputTo = group.inputTo, let child = self.node(inputTo.id) {
                 bind(procedure, to: child)
             }
@@ -102,7 +106,6 @@ final class WorkflowBuilder: @unchecked Sendable {
                 branch: branch,
                 tolerated: tolerated(branch.cases.flatMap(\.steps) + branch.otherwise)
             ) { [self] steps in build(steps) }
-            procedure.maxConcurrentOperationCount = settings.maxConcurrent
             if let timeout = step.timeout { procedure.addObserver(TimeoutObserver(by: timeout)) }
             node = procedure
         case .shell(let shell):
@@ -127,8 +130,11 @@ final class WorkflowBuilder: @unchecked Sendable {
         of step: Step, _ make: @escaping @Sendable () -> P
     ) -> any OutputProcedure<JSONValue> {
         let timeout = step.timeout
+        let (category, limit) = (settings.concurrencyCategory, settings.maxConcurrent)
         let makeAttempt: @Sendable () -> P = {
             let attempt = make()
+            // Each attempt takes one of the run's places: a retry's wait holds none.
+            attempt.addCondition(ConcurrencyLimit(category: category, limit: limit))
             if let timeout { attempt.addObserver(TimeoutObserver(by: timeout)) }
             return attempt
         }
@@ -164,7 +170,7 @@ final class WorkflowBuilder: @unchecked Sendable {
             workingDirectory: resolve(shell.cwd ?? ".", in: settings.directory),
             environment: environment,
             output: shell.output, captureLimit: settings.captureLimit,
-            gracePeriod: settings.gracePeriod,
+            gracePeriod: settings.gracePeriod, processGroups: settings.processGroups,
             onOutput: { stream, lines in events.output(id, stream, lines) })
         return ShellProcedure(command, options: options, environmentInputs: inputs)
     }
@@ -234,10 +240,15 @@ final class WorkflowBuilder: @unchecked Sendable {
         if let when = step.when {
             var sources: [String: any OutputProcedure<JSONValue>] = [:]
             for wire in when.wires { sources[wire.from.id] = self.node(wire.from.id) }
-            node.addCondition(
-                WorkflowCondition(
-                    when, environment: settings.environment, directory: settings.directory,
-                    sources: sources))
+            let condition = WorkflowCondition(
+                when,
+                settings: .init(
+                    environment: settings.environment, directory: settings.directory,
+                    gracePeriod: settings.gracePeriod, processGroups: settings.processGroups,
+                    timeout: step.timeout),
+                sources: sources)
+            node.addCondition(condition)
+            node.addObserver(ConditionCancellation(condition: condition))
         }
         if let stop = settings.failFast, !step.always, step.kind.isLeaf {
             node.addCondition(FailFastCondition(stop))

@@ -1,84 +1,113 @@
 import Foundation
 import ProcedureKit
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// A step's `when`, evaluated as a ProcedureKit condition: false skips the step.
+///
+/// `all` and `any` evaluate their parts in order and stop at the first that decides. Commands
+/// run as the step's commands do — in their own process group, registered with the run — and
+/// are bounded by the step's `timeout`; cancelling the step (a timeout, `--fail-fast`, a
+/// forwarded signal) tears a running one down with the usual signal and grace period.
 final class WorkflowCondition: Condition, @unchecked Sendable {
-    // @unchecked Sendable: every stored property is a constant.
+    // @unchecked Sendable: the stored properties are constants; the command that runs lives
+    // in `command`, which is Sendable.
+
+    /// What a condition's commands are run with.
+    struct Settings: Sendable {
+        var environment: [String: String]
+        var directory: String
+        var gracePeriod: TimeInterval
+        var processGroups: ProcessGroups
+        /// The step's timeout: how long the condition's commands may take in all.
+        var timeout: TimeInterval?
+    }
+
     private let condition: StepCondition
-    private let environment: [String: String]
-    private let directory: String
+    private let settings: Settings
     /// The procedures the condition's wires read, by id.
     private let sources: [String: any OutputProcedure<JSONValue>]
+    private let command: ConditionCommand
 
     init(
-        _ condition: StepCondition, environment: [String: String], directory: String,
+        _ condition: StepCondition, settings: Settings,
         sources: [String: any OutputProcedure<JSONValue>]
     ) {
         self.condition = condition
-        self.environment = environment
-        self.directory = directory
+        self.settings = settings
         self.sources = sources
+        command = ConditionCommand(settings: settings)
         super.init()
         name = "when"
         for source in sources.values { addDependency(source) }
     }
 
+    /// Tears down the command that runs, if one does, because the step was cancelled with
+    /// `error`; no further command starts.
+    func cancel(with error: (any Error)?) {
+        command.cancel(signal: ShellProcedure.interruptSignal(in: error) ?? SIGTERM)
+    }
+
     override func evaluate(
         procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
-        evaluate(condition) { completion(.success($0)) }
+        let deadline = settings.timeout.map { Date().addingTimeInterval($0) }
+        evaluate(condition, deadline: deadline, completion: completion)
     }
 
     private func evaluate(
-        _ condition: StepCondition, completion: @escaping @Sendable (Bool) -> Void
+        _ condition: StepCondition, deadline: Date?,
+        completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
         switch condition {
         case .environment(let name, let equals):
-            let value = environment[name]
-            completion(equals.map { value == $0 } ?? !(value ?? "").isEmpty)
+            let value = settings.environment[name]
+            completion(.success(equals.map { value == $0 } ?? !(value ?? "").isEmpty))
         case .exists(let path):
-            completion(FileManager.default.fileExists(atPath: resolve(path, in: directory)))
+            let exists = FileManager.default.fileExists(
+                atPath: resolve(path, in: settings.directory))
+            completion(.success(exists))
         case .command(let script):
-            let launch = ProcessRun.Launch(
-                executable: "/bin/sh", arguments: ["/bin/sh", "-c", script],
-                environment: environment,
-                workingDirectory: directory, stdin: nil, captureStdout: false, captureLimit: 0,
-                gracePeriod: 5,
-                pipeGracePeriod: 0.2, onOutput: nil)
-            do {
-                _ = try ProcessRun.start(launch) { outcome in
-                    completion(outcome.termination == .exited(0))
-                }
-            } catch {
-                completion(false)
-            }
+            command.run(script, deadline: deadline, completion: completion)
         case .output(let wire, let equals):
             let value = sources[wire.from.id]?.output.value?.value
-            completion(value.flatMap(wire.selected(from:)) == equals)
+            completion(.success(value.flatMap(wire.selected(from:)) == equals))
         case .not(let inner):
-            evaluate(inner) { completion(!$0) }
-        case .all(let parts), .any(let parts):
-            let isAll: Bool
-            if case .all = condition { isAll = true } else { isAll = false }
-            let results = Locked(
-                (values: [Bool?](repeating: nil, count: parts.count), remaining: parts.count))
-            for (index, part) in parts.enumerated() {
-                evaluate(part) { value in
-                    let all = results.withLock { state -> [Bool]? in
-                        state.values[index] = value
-                        state.remaining -= 1
-                        return state.remaining == 0 ? state.values.map { $0! } : nil
-                    }
-                    guard let all else { return }
-                    completion(isAll ? all.allSatisfy { $0 } : all.contains(true))
+            evaluate(inner, deadline: deadline) { result in
+                if case .success(let value) = result {
+                    completion(.success(!value))
+                } else {
+                    completion(result)
                 }
             }
+        case .all(let parts):
+            evaluate(parts[...], until: false, deadline: deadline, completion: completion)
+        case .any(let parts):
+            evaluate(parts[...], until: true, deadline: deadline, completion: completion)
         }
+    }
+
+    /// Evaluates `parts` in order until one gives `decisive` (or fails); the result is that
+    /// part's, or the opposite of `decisive` when none gave it.
+    private func evaluate(
+        _ parts: ArraySlice<StepCondition>, until decisive: Bool, deadline: Date?,
+        completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        guard let first = parts.first else { return completion(.success(!decisive)) }
+        evaluate(first, deadline: deadline) { [self] result in
+            if case .success(let value) = result, value != decisive {
+                evaluate(
+                    parts.dropFirst(), until: decisive, deadline: deadline, completion: completion)
+            } else {
+                completion(result)
+            }
+        }
+    }
+}
+
+/// Tears down a step's condition command when the step is cancelled.
+struct ConditionCancellation: ProcedureObserver {
+    let condition: WorkflowCondition
+
+    func did(cancel procedure: Procedure, with error: (any Error)?) {
+        condition.cancel(with: error)
     }
 }

@@ -39,6 +39,9 @@ public enum CommandLineTool {
 
     /// Runs `procflow` with `arguments` (the first is the program name) and exits.
     public static func main(_ arguments: [String]) -> Never {
+        // Signal state inherited through exec must not change how commands are watched.
+        SignalSetUp.unblockAll()
+        SignalSetUp.prepare()
         exit(run(Array(arguments.dropFirst()), console: .standard))
     }
 

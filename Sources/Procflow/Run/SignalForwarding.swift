@@ -18,7 +18,7 @@ final class SignalForwarding: @unchecked Sendable {
         // A closed stdout (`procflow run w.json | head`) must not kill procflow midway and orphan
         // its commands: writes fail with EPIPE instead, and the run goes on. Commands get the
         // default disposition back when they are spawned.
-        signal(SIGPIPE, SIG_IGN)
+        SignalSetUp.prepare()
         let received = Locked(0)
         let queue = DispatchQueue(label: "procflow.signals")
         sources = [SIGINT, SIGTERM].map { (signalNumber: Int32) -> any DispatchSourceSignal in
@@ -32,7 +32,7 @@ final class SignalForwarding: @unchecked Sendable {
                 if count == 1 {
                     runner.interrupt(signal: signalNumber)
                 } else {
-                    ProcessGroups.shared.signalAll(SIGKILL)
+                    runner.kill()
                 }
             }
             source.resume()

@@ -1,5 +1,6 @@
 import Foundation
 import ProcedureKit
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -57,7 +58,15 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         var root: StepGroupProcedure?
         var interrupted: Int32?
         var failedFast = false
+        /// A second signal asked for everything to be killed at once.
+        var killed = false
     }
+
+    /// How many runs are under way in this process: a run alone may end any process below
+    /// procflow; one among others only those that carry its run id.
+    private static let activeRuns = Atomic<Int>(0)
+    /// Numbers the runs of this process, for their ids.
+    private static let runCount = Atomic<Int>(0)
 
     private let workflow: Workflow
     private let options: Options
@@ -69,7 +78,14 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// Steps in file order, depth first, for the summary.
     private let order: [String]
     private let stepsByID: [String: Step]
-    // Set once, at the end of init: the builder needs `self` to report to.
+    /// The run's id, given to every command as `PROCFLOW_RUN_ID`, so that what a command
+    /// leaves behind can be told apart from what other runs left. A run started by a command
+    /// of another run extends that run's id.
+    public let runID: String
+    /// The process groups of the run's commands.
+    private let processGroups = ProcessGroups()
+    // Set once, at the end of init, before `self` is shared: the builder needs `self` to
+    // report to.
     private var builder: WorkflowBuilder!
 
     public init(workflow: Workflow, options: Options, reporters: [any Reporter]) {
@@ -87,10 +103,14 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         self.order = order
         self.stepsByID = stepsByID
         state.withLock { $0.records = records }
+        let number = Self.runCount.wrappingAdd(1, ordering: .relaxed).newValue
+        runID = [options.environment["PROCFLOW_RUN_ID"], "\(getpid())-\(number)"]
+            .compactMap { $0 }.joined(separator: "/")
         var environment = options.environment
         for (name, value) in workflow.variables { environment[name] = value }
         for (name, value) in workflow.environment { environment[name] = value }
         environment["PROCFLOW"] = options.executable
+        environment["PROCFLOW_RUN_ID"] = runID
         let directory = URL(fileURLWithPath: workflow.path).deletingLastPathComponent()
             .standardizedFileURL.path
         builder = WorkflowBuilder(
@@ -98,12 +118,17 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             settings: .init(
                 environment: environment, directory: directory, gracePeriod: options.gracePeriod,
                 captureLimit: options.captureLimit, maxConcurrent: max(1, options.maxConcurrent),
+                concurrencyCategory: "procflow.run.\(runID)", processGroups: processGroups,
                 failFast: options.failFast ? failFastStop : nil),
             events: self)
     }
 
     /// Runs the workflow to its end and returns how it went.
     public func run() -> RunSummary {
+        Self.activeRuns.add(1, ordering: .relaxed)
+        defer { Self.activeRuns.subtract(1, ordering: .relaxed) }
+        // Processes that leave their group stay below procflow, for ``endLeftovers()``.
+        DescendantSweep.becomeSubreaper()
         let started = Date()
         emit(RunEvent(kind: .workflowStarted(name: workflow.name, steps: order)))
         let root = builder.buildRoot()
@@ -118,10 +143,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         queue.addOperation(root)
         done.wait()
         accountForStepsThatNeverRan()
-        // Nothing procflow started may outlive it.
-        if !ProcessGroups.shared.running.isEmpty {
-            ProcessGroups.shared.signalAll(SIGKILL)
-        }
+        endLeftovers()
         let summary = makeSummary(duration: Date().timeIntervalSince(started))
         emit(RunEvent(kind: .workflowFinished(summary)))
         return summary
@@ -135,6 +157,29 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             return state.root
         }
         root?.cancel(with: InterruptError(signal: signal))
+    }
+
+    /// Kills every command of the run at once: a second signal's answer.
+    public func kill() {
+        state.withLock { $0.killed = true }
+        processGroups.signalAll(SIGKILL)
+    }
+
+    /// Ends what the run's commands left behind: processes that left their process groups
+    /// (found below procflow in the process tree) and groups still torn down, with SIGTERM,
+    /// the grace period, then SIGKILL. Nothing the run started outlives it.
+    private func endLeftovers() {
+        let alone = Self.activeRuns.load(ordering: .relaxed) == 1
+        let ours = "PROCFLOW_RUN_ID=" + runID
+        DescendantSweep.terminate(
+            where: { pid in
+                guard let environment = ProcessTable.environment(of: pid) else { return alone }
+                guard let tag = environment.first(where: { $0.hasPrefix("PROCFLOW_RUN_ID=") })
+                else { return alone }
+                return tag == ours || tag.hasPrefix(ours + "/")
+            }, gracePeriod: options.gracePeriod,
+            hurry: { [state] in state.withLock { $0.killed } })
+        processGroups.signalAll(SIGKILL)
     }
 
     // MARK: - Step events

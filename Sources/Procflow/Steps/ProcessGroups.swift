@@ -1,5 +1,3 @@
-import Dispatch
-import Foundation
 import ProcedureKit
 
 #if canImport(Glibc)
@@ -8,13 +6,17 @@ import ProcedureKit
     import Musl
 #endif
 
-/// The process groups of every command procflow has started and not yet seen gone, so that a
-/// signal can be forwarded to all of them and none outlives procflow.
+/// The process groups of the commands one user started (a run, or the shell procedures that
+/// name no registry) and has not yet seen gone, so that a signal can be forwarded to all of
+/// them and none outlives procflow.
 public final class ProcessGroups: Sendable {
-    /// The groups of this process's shell procedures.
+    /// The groups of the shell procedures that name no registry of their own.
     public static let shared = ProcessGroups()
 
     private let groups = Locked(Set<pid_t>())
+
+    /// An empty registry.
+    public init() {}
 
     /// Records that `group` (the leader's pid) is running.
     func register(_ group: pid_t) {
@@ -40,18 +42,6 @@ public final class ProcessGroups: Sendable {
     /// finished, and only wait for a parent (often init, for orphans) to reap them.
     static func isAlive(_ group: pid_t) -> Bool {
         guard kill(-group, 0) == 0 || errno == EPERM else { return false }
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else {
-            return true
-        }
-        for entry in entries where entry.first?.isNumber == true {
-            guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                let nameEnd = stat.lastIndex(of: ")")
-            else { continue }
-            // After "pid (name) ": state, parent pid, process group.
-            let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
-            guard fields.count > 2, Int32(fields[2]) == group else { continue }
-            if fields[0] != "Z" && fields[0] != "X" { return true }
-        }
-        return false
+        return ProcessTable.read().entries.contains { $0.group == group && !$0.isZombie }
     }
 }

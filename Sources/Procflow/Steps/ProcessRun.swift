@@ -22,14 +22,18 @@ import ProcedureKit
 /// Teardown is a sequence nothing interrupts: a signal to the whole group, a grace period, then
 /// SIGKILL. When the command exits, whatever it left in its group is torn down the same way,
 /// and pipes still held open by such leftovers are given up after a short wait, so a run
-/// always ends.
+/// always ends. A signal goes to the group only while something of it is left: once the
+/// leader is reaped and the group is empty, its number may belong to another process.
 final class ProcessRun: @unchecked Sendable {
-    // @unchecked Sendable: `termination`, `killScheduled` and `exited` live in `state`, a
-    // `Locked` mutex; everything else is constant or used only by the run's own thread.
+    // @unchecked Sendable: what changes lives in `state`, a `Locked` mutex; everything else is
+    // constant or used only by the run's own thread.
 
+    /// How a command ended.
     enum Termination: Equatable, Sendable {
         case exited(Int32)
         case signaled(Int32)
+        /// Its exit status could not be read, for the reason given. Never a success.
+        case unknown(String)
     }
 
     struct Outcome: Sendable {
@@ -56,18 +60,39 @@ final class ProcessRun: @unchecked Sendable {
         var gracePeriod: TimeInterval
         /// How long to wait, after the command exits, for pipes that its leftovers hold open.
         var pipeGracePeriod: TimeInterval
+        /// Where the command's process group is registered while it may hold processes.
+        var groups: ProcessGroups = .shared
         var onOutput: (@Sendable (ShellProcedure.Stream, [Substring]) -> Void)?
+    }
+
+    /// What is known of the command's process group.
+    private struct State {
+        /// The leader has exited and been reaped: its pid may be reused once the group is empty.
+        var exited = false
+        /// Nothing is left in the group to signal: a signal to `-pid` could reach another
+        /// process that got the number since.
+        var groupGone = false
+        /// A SIGKILL of the group is due after a grace period.
+        var killPending = false
     }
 
     let pid: pid_t
     private let launch: Launch
-    private let state = Locked((exited: false, killScheduled: false))
+    private let state = Locked(State())
 
     /// The stderr lines kept for failure reports.
     static let stderrTailLength = 20
 
     /// How long, in milliseconds, a command runs before its run opens a pidfd to see its exit.
     static let pidfdDelay: UInt64 = 20
+
+    /// The leaders whose runs will reap them: nothing else may.
+    private static let watched = Locked(Set<pid_t>())
+
+    /// Whether a run will reap `pid`.
+    static func isWatched(_ pid: pid_t) -> Bool {
+        watched.withLock { $0.contains(pid) }
+    }
 
     private init(pid: pid_t, launch: Launch) {
         self.pid = pid
@@ -80,6 +105,7 @@ final class ProcessRun: @unchecked Sendable {
         throws(StepError)
         -> ProcessRun
     {
+        SignalSetUp.prepare()
         var pipes = Pipes()
         defer { pipes.closeParentSides() }
         guard pipes.open(stdin: launch.stdin != nil) else {
@@ -88,7 +114,8 @@ final class ProcessRun: @unchecked Sendable {
         }
         let pid = try spawn(launch, pipes: pipes)
         pipes.closeChildSides()
-        ProcessGroups.shared.register(pid)
+        launch.groups.register(pid)
+        _ = watched.withLock { $0.insert(pid) }
 
         let run = ProcessRun(pid: pid, launch: launch)
         let stdout = pipes.takeStdout()
@@ -105,24 +132,43 @@ final class ProcessRun: @unchecked Sendable {
     }
 
     /// Sends `signal` to the command's process group, then SIGKILL after `gracePeriod` to
-    /// whatever is left.
+    /// whatever is left. Does nothing once the group is gone.
     func terminate(signal: Int32, gracePeriod: TimeInterval) {
-        let exited = state.withLock { $0.exited }
-        guard !exited || ProcessGroups.isAlive(pid) else { return }
-        kill(-pid, signal)
-        scheduleKill(after: gracePeriod)
+        let sent = state.withLock { state -> Bool in
+            guard !state.groupGone else { return false }
+            kill(-pid, signal)
+            return true
+        }
+        if sent { scheduleKill(after: gracePeriod) }
     }
 
+    /// Sends SIGKILL to what is left of the group after `gracePeriod`, unless one is due
+    /// already.
     private func scheduleKill(after gracePeriod: TimeInterval) {
         let first = state.withLock { state -> Bool in
-            defer { state.killScheduled = true }
-            return !state.killScheduled
+            defer { state.killPending = true }
+            return !state.killPending
         }
         guard first else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + gracePeriod) { [pid] in
-            kill(-pid, SIGKILL)
-            ProcessGroups.shared.unregister(pid)
+        DispatchQueue.global().asyncAfter(deadline: .now() + gracePeriod) { [self] in
+            killGroup()
         }
+    }
+
+    /// SIGKILL to the group — only if something of it is still there: a group whose leader was
+    /// reaped and whose members are gone has a number another process may have by now.
+    private func killGroup() {
+        let forget = state.withLock { state -> Bool in
+            state.killPending = false
+            guard !state.groupGone else { return false }
+            if state.exited, kill(-pid, 0) != 0 {
+                state.groupGone = true
+            } else {
+                kill(-pid, SIGKILL)
+            }
+            return state.exited
+        }
+        if forget { launch.groups.unregister(pid) }
     }
 
     // MARK: - The run's thread
@@ -136,27 +182,29 @@ final class ProcessRun: @unchecked Sendable {
         if let next = WorkerThreads.shared.capturingNextJob({ completion(outcome) }) { next() }
     }
 
-    /// Records that the command has exited and been reaped: from now on its pid may be reused.
-    func markExited() {
-        state.withLock { $0.exited = true }
-    }
-
-    /// Tears down what the command left in its group once it has exited, or forgets the group
-    /// if nothing is left.
-    func tearDownLeftovers() {
-        if ProcessGroups.isAlive(pid) {
-            // Leftovers in the group: they go the way of a cancelled run.
-            kill(-pid, SIGTERM)
+    /// Called once the leader has been reaped: tears down what it left in its group (they go
+    /// the way of a cancelled run), or forgets the group if nothing is left.
+    ///
+    /// Leftovers keep the group's number from being reused: when procflow is their subreaper
+    /// it does not reap them before the run ends, so they stay in the group even as zombies.
+    func leaderReaped() {
+        _ = Self.watched.withLock { $0.remove(pid) }
+        let leftovers = state.withLock { state -> Bool in
+            state.exited = true
+            if !ProcessGroups.isAlive(pid) { state.groupGone = true }
+            if !state.groupGone { kill(-pid, SIGTERM) }
+            return !state.groupGone
+        }
+        if leftovers {
             scheduleKill(after: launch.gracePeriod)
         } else {
-            ProcessGroups.shared.unregister(pid)
+            launch.groups.unregister(pid)
         }
     }
 
     /// Stops a command whose captured stdout went over the limit.
     func stopForExceedingCapture() {
-        kill(-pid, SIGTERM)
-        scheduleKill(after: launch.gracePeriod)
+        terminate(signal: SIGTERM, gracePeriod: launch.gracePeriod)
     }
 }
 

@@ -63,8 +63,13 @@ struct ProcessWatch: ~Copyable {
                 continue
             }
             guard let timeout = pollTimeout() else { break }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
-            if ready < 0, errno != EINTR { break }
+            if poll(&descriptors, nfds_t(descriptors.count), timeout) < 0, errno != EINTR {
+                // Nothing more can be read: keep what came, and wait for the real exit status.
+                for index in [Self.stdoutIndex, Self.stderrIndex] where isOpen(index) {
+                    close(stream: index)
+                }
+                continue
+            }
             openPidfdWhenDue()
             readReadyPipes()
             if termination == nil, pidfdOpened,
@@ -78,7 +83,7 @@ struct ProcessWatch: ~Copyable {
             close(stream: index)
         }
         return ProcessRun.Outcome(
-            termination: termination ?? .signaled(SIGKILL), captured: captured,
+            termination: termination ?? .unknown("it was not seen to exit"), captured: captured,
             captureExceeded: captureExceeded, stderrTail: Array(stderrTail))
     }
 
@@ -160,13 +165,24 @@ struct ProcessWatch: ~Copyable {
         repeat {
             reaped = waitpid(run.pid, &status, blocking ? 0 : WNOHANG)
         } while reaped < 0 && errno == EINTR
-        guard reaped == run.pid || (reaped < 0 && errno == ECHILD) else { return }
-        let signal = status & 0x7F
-        termination = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
-        run.markExited()
+        if reaped == 0 { return }  // still running
+        if reaped < 0 {
+            // ECHILD: something else reaped it (SIGCHLD ignored makes the kernel do so).
+            termination = .unknown("waitpid failed: \(String(cString: strerror(errno)))")
+        } else {
+            termination = Self.termination(fromWaitStatus: status)
+        }
         if isOpen(Self.pidfdIndex) { Glibc.close(descriptors[Self.pidfdIndex].fd) }
         descriptors[Self.pidfdIndex].fd = -1
-        run.tearDownLeftovers()
+        run.leaderReaped()
         giveUpReading = Date().addingTimeInterval(launch.pipeGracePeriod)
+    }
+
+    /// What a wait status from waitpid(2) says of how the process ended.
+    static func termination(fromWaitStatus status: Int32) -> ProcessRun.Termination {
+        let signal = status & 0x7F
+        if signal == 0 { return .exited((status >> 8) & 0xFF) }
+        if signal != 0x7F { return .signaled(signal) }
+        return .unknown("it was stopped, not ended (wait status \(status))")
     }
 }

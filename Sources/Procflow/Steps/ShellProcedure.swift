@@ -91,6 +91,8 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
         public var captureLimit: Int
         /// How long the command gets between the first signal and SIGKILL.
         public var gracePeriod: TimeInterval
+        /// Where the command's process group is registered while it may hold processes.
+        public var processGroups: ProcessGroups
         /// Called with each batch of complete lines, on an arbitrary thread, in order per
         /// stream.
         public var onOutput: (@Sendable (Stream, [Substring]) -> Void)?
@@ -99,7 +101,7 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
             workingDirectory: String? = nil,
             environment: [String: String] = ProcessInfo.processInfo.environment,
             output: OutputFormat = .none, captureLimit: Int = 16 << 20,
-            gracePeriod: TimeInterval = 5,
+            gracePeriod: TimeInterval = 5, processGroups: ProcessGroups = .shared,
             onOutput: (@Sendable (Stream, [Substring]) -> Void)? = nil
         ) {
             self.workingDirectory = workingDirectory
@@ -107,6 +109,7 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
             self.output = output
             self.captureLimit = captureLimit
             self.gracePeriod = gracePeriod
+            self.processGroups = processGroups
             self.onOutput = onOutput
         }
     }
@@ -147,13 +150,7 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
         self.options = options
         self.environmentInputs = environmentInputs
         super.init()
-        Self.ignoreBrokenPipes
     }
-
-    /// A command that closes its stdin early must not kill procflow with SIGPIPE.
-    private static let ignoreBrokenPipes: Void = {
-        signal(SIGPIPE, SIG_IGN)
-    }()
 
     /// What the command reads on stdin: a string as is, any other value as JSON text.
     public var input: Pending<JSONValue> {
@@ -186,7 +183,8 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
             executable: "/bin/sh", arguments: [], environment: environment,
             workingDirectory: options.workingDirectory, stdin: input.map { Array($0.text.utf8) },
             captureStdout: options.output != .none, captureLimit: options.captureLimit,
-            gracePeriod: options.gracePeriod, pipeGracePeriod: 0.2, onOutput: options.onOutput)
+            gracePeriod: options.gracePeriod, pipeGracePeriod: 0.2, groups: options.processGroups,
+            onOutput: options.onOutput)
         switch command {
         case .script(let script):
             if let words = command.directArguments {
@@ -250,6 +248,12 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
             return finish(
                 withResult: .failure(
                     StepError(.exited(code), "exited with status \(code)", stderrTail: tail)))
+        case .unknown(let reason):
+            return finish(
+                withResult: .failure(
+                    StepError(
+                        .exitStatusUnknown, "its exit status could not be read: \(reason)",
+                        stderrTail: tail)))
         case .exited:
             break
         }

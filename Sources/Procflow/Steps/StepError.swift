@@ -7,6 +7,8 @@ public struct StepError: Error, CustomStringConvertible, Equatable, Sendable {
         case exited(Int32)
         /// The command was killed by a signal.
         case signaled(Int32)
+        /// How the command ended could not be found out: never taken for a success.
+        case exitStatusUnknown
         /// The command wrote more than the capture limit to a captured stdout.
         case outputLimitExceeded
         /// A JSON output was not valid JSON.
@@ -19,6 +21,8 @@ public struct StepError: Error, CustomStringConvertible, Equatable, Sendable {
         case file
         /// A wired value did not have the shape the step needs.
         case input
+        /// A condition's command ran past the step's timeout.
+        case timedOut
     }
 
     public let code: Code
