@@ -57,9 +57,9 @@ func processExists(containing marker: String) -> Bool {
 @Suite("ShellProcedure")
 struct ShellProcedureTests {
 
-    @Test func textOutputDropsTrailingNewlines() {
+    @Test func textOutputIsStdoutExactlyTrailingNewlinesIncluded() {
         let procedure = run(shell("printf 'hello\\nworld\\n\\n'", output: .text))
-        #expect(procedure.output.value?.value == .string("hello\nworld"))
+        #expect(procedure.output.value?.value == .string("hello\nworld\n\n"))
         #expect(procedure.error == nil)
     }
 
@@ -116,7 +116,7 @@ struct ShellProcedureTests {
 
     @Test func theWorkingDirectoryIsUsed() {
         let procedure = run(shell("pwd", output: .text, cwd: "/usr"))
-        #expect(procedure.output.value?.value == .string("/usr"))
+        #expect(procedure.output.value?.value == .string("/usr\n"))
     }
 
     @Test func theInputArrivesOnStdin() {
@@ -132,7 +132,7 @@ struct ShellProcedureTests {
         let big = String(repeating: "x", count: 2 << 20)
         let procedure = shell("wc -c | tr -d ' '", output: .text)
         procedure.input = .ready(.string(big))
-        #expect(run(procedure).output.value?.value == .string("\(2 << 20)"))
+        #expect(run(procedure).output.value?.value == .string("\(2 << 20)\n"))
     }
 
     @Test func environmentValuesReachTheCommandAsData() {
@@ -201,7 +201,7 @@ struct ShellProcedureTests {
         // The shell exits at once; its background child holds stdout open for 300 s.
         let started = Date()
         let procedure = run(shell("sleep 300 & echo done", output: .text))
-        #expect(procedure.output.value?.value == .string("done"))
+        #expect(procedure.output.value?.value == .string("done\n"))
         #expect(Date().timeIntervalSince(started) < 20)
     }
 
@@ -299,7 +299,7 @@ struct StartingCommandTests {
                 .script("printenv NOT-A-SHELL-NAME"),
                 options: .init(environment: environment, output: .text)))
         #expect(procedure.error == nil)
-        #expect(procedure.output.value?.value == .string("kept"))
+        #expect(procedure.output.value?.value == .string("kept\n"))
     }
 
     @Test func aScriptThatCannotBeExecutedDirectlyFallsBackToTheShell() throws {
@@ -311,7 +311,7 @@ struct StartingCommandTests {
         chmod(script.path, 0o755)
         let procedure = run(shell("./noshebang", output: .text, cwd: directory.path))
         #expect(procedure.error == nil)
-        #expect(procedure.output.value?.value == .string("from the shell"))
+        #expect(procedure.output.value?.value == .string("from the shell\n"))
     }
 
     @Test func anUnknownCommandFailsAsTheShellWouldReportIt() {
@@ -340,7 +340,7 @@ struct StartingCommandTests {
                 options: .init(
                     workingDirectory: directory.path, environment: environment, output: .text)))
         #expect(procedure.error == nil)
-        #expect(procedure.output.value?.value == .string("tool ran"))
+        #expect(procedure.output.value?.value == .string("tool ran\n"))
     }
 
     @Test func anArgvCommandNotInItsPathIsNotFound() {
@@ -365,7 +365,7 @@ struct StartingCommandTests {
                 command,
                 options: .init(
                     workingDirectory: directory.path, environment: environment, output: .text)))
-        #expect(procedure.output.value?.value == .string(directory.path))
+        #expect(procedure.output.value?.value == .string(directory.path + "\n"))
     }
 }
 

@@ -160,7 +160,8 @@ struct RunCommand: ParsableCommand {
     }
 
     private func runnerOptions(for workflow: Workflow, console: Console) -> WorkflowRunner.Options {
-        var options = WorkflowRunner.Options(environment: console.environment)
+        var options = WorkflowRunner.Options(
+            environment: console.environment, ownsDescendants: true)
         if let count = maxConcurrent ?? workflow.maxConcurrency { options.maxConcurrent = count }
         if let gracePeriod { options.gracePeriod = gracePeriod }
         if let captureLimit { options.captureLimit = captureLimit }

@@ -27,6 +27,10 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         public var environment: [String: String]
         /// The path of the procflow binary, given to commands as `PROCFLOW`.
         public var executable: String
+        /// Whether every process below this one belongs to the run (as in the `procflow`
+        /// command): then procflow becomes their subreaper, and ends every one still alive
+        /// when the run ends. Otherwise the run ends the processes that carry its run id.
+        public var ownsDescendants: Bool
 
         public init(
             maxConcurrent: Int = ProcessInfo.processInfo.activeProcessorCount,
@@ -34,7 +38,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             gracePeriod: TimeInterval = 5, captureLimit: Int = 16 << 20,
             environment: [String: String] = ProcessInfo.processInfo.environment,
             executable: String = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-                .path
+                .path,
+            ownsDescendants: Bool = false
         ) {
             self.maxConcurrent = maxConcurrent
             self.failFast = failFast
@@ -42,6 +47,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             self.captureLimit = captureLimit
             self.environment = environment
             self.executable = executable
+            self.ownsDescendants = ownsDescendants
         }
     }
 
@@ -62,9 +68,6 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         var killed = false
     }
 
-    /// How many runs are under way in this process: a run alone may end any process below
-    /// procflow; one among others only those that carry its run id.
-    private static let activeRuns = Atomic<Int>(0)
     /// Numbers the runs of this process, for their ids.
     private static let runCount = Atomic<Int>(0)
 
@@ -125,10 +128,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
 
     /// Runs the workflow to its end and returns how it went.
     public func run() -> RunSummary {
-        Self.activeRuns.add(1, ordering: .relaxed)
-        defer { Self.activeRuns.subtract(1, ordering: .relaxed) }
         // Processes that leave their group stay below procflow, for ``endLeftovers()``.
-        DescendantSweep.becomeSubreaper()
+        if options.ownsDescendants { LeftoverSweep.becomeSubreaper() }
         let started = Date()
         emit(RunEvent(kind: .workflowStarted(name: workflow.name, steps: order)))
         let root = builder.buildRoot()
@@ -169,15 +170,12 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// (found below procflow in the process tree) and groups still torn down, with SIGTERM,
     /// the grace period, then SIGKILL. Nothing the run started outlives it.
     private func endLeftovers() {
-        let alone = Self.activeRuns.load(ordering: .relaxed) == 1
-        let ours = "PROCFLOW_RUN_ID=" + runID
-        DescendantSweep.terminate(
-            where: { pid in
-                guard let environment = ProcessTable.environment(of: pid) else { return alone }
-                guard let tag = environment.first(where: { $0.hasPrefix("PROCFLOW_RUN_ID=") })
-                else { return alone }
-                return tag == ours || tag.hasPrefix(ours + "/")
-            }, gracePeriod: options.gracePeriod,
+        let leftovers =
+            options.ownsDescendants
+            ? LeftoverSweep.descendants()
+            : LeftoverSweep.carrying("PROCFLOW_RUN_ID", value: runID)
+        LeftoverSweep.terminate(
+            leftovers, gracePeriod: options.gracePeriod,
             hurry: { [state] in state.withLock { $0.killed } })
         processGroups.signalAll(SIGKILL)
     }

@@ -14,8 +14,8 @@ import ProcedureKit
 /// ``setEnvironmentValue(_:for:)`` gives it more values as environment variables — wired data
 /// never becomes part of the command's text.
 ///
-/// Its output is, by ``Options/output``, nothing (`.null`), stdout as text (without trailing
-/// newlines, as shell command substitution has it), or stdout parsed as JSON. A non-zero exit,
+/// Its output is, by ``Options/output``, nothing (`.null`), stdout as text, exactly as written
+/// (trailing newlines included, as a file read keeps them), or stdout parsed as JSON. A non-zero exit,
 /// death by a signal, invalid JSON, or a captured stdout over ``Options/captureLimit`` bytes
 /// fails it with a ``StepError``.
 ///
@@ -228,53 +228,62 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
     }
 
     private func processDidEnd(_ outcome: ProcessRun.Outcome) {
+        finish(
+            withResult: Self.result(
+                of: outcome, output: options.output, captureLimit: options.captureLimit))
+    }
+
+    /// What a command's end makes of the procedure: its output, or why it failed. Only an
+    /// exit with status 0 succeeds.
+    static func result(
+        of outcome: ProcessRun.Outcome, output: OutputFormat, captureLimit: Int
+    ) -> ProcedureResult<JSONValue> {
         let tail = outcome.stderrTail
         if outcome.captureExceeded {
-            return finish(
-                withResult: .failure(
-                    StepError(
-                        .outputLimitExceeded,
-                        "stdout went over the \(formatBytes(options.captureLimit)) capture limit",
-                        stderrTail: tail)))
+            return .failure(
+                StepError(
+                    .outputLimitExceeded,
+                    "stdout went over the \(formatBytes(captureLimit)) capture limit",
+                    stderrTail: tail))
         }
         switch outcome.termination {
         case .signaled(let signal):
-            return finish(
-                withResult: .failure(
-                    StepError(
-                        .signaled(signal), "killed by \(SignalName.describe(signal))",
-                        stderrTail: tail)))
+            return .failure(
+                StepError(
+                    .signaled(signal), "killed by \(SignalName.describe(signal))",
+                    stderrTail: tail))
         case .exited(let code) where code != 0:
-            return finish(
-                withResult: .failure(
-                    StepError(.exited(code), "exited with status \(code)", stderrTail: tail)))
+            return .failure(
+                StepError(.exited(code), "exited with status \(code)", stderrTail: tail))
         case .unknown(let reason):
-            return finish(
-                withResult: .failure(
-                    StepError(
-                        .exitStatusUnknown, "its exit status could not be read: \(reason)",
-                        stderrTail: tail)))
+            return .failure(
+                StepError(
+                    .exitStatusUnknown, "its exit status could not be read: \(reason)",
+                    stderrTail: tail))
         case .exited:
-            break
+            return value(of: outcome.captured, as: output, stderrTail: tail)
         }
-        switch options.output {
+    }
+
+    /// Stdout as the step's output: nothing, the text exactly as written, or JSON.
+    private static func value(of stdout: [UInt8], as output: OutputFormat, stderrTail: [String])
+        -> ProcedureResult<JSONValue>
+    {
+        switch output {
         case .none:
-            finish(withResult: .success(.null))
+            return .success(.null)
         case .text:
-            var text = String(decoding: outcome.captured, as: UTF8.self)
-            while text.hasSuffix("\n") { text.removeLast() }
-            finish(withResult: .success(.string(text)))
+            return .success(.string(String(decoding: stdout, as: UTF8.self)))
         case .json:
             do {
-                finish(withResult: .success(try JSONParser.parse(outcome.captured).plain))
+                return .success(try JSONParser.parse(stdout).plain)
             } catch {
-                let location = SourceText(bytes: outcome.captured).location(ofOffset: error.offset)
-                finish(
-                    withResult: .failure(
-                        StepError(
-                            .invalidJSON,
-                            "stdout is not valid JSON: \(error.message) (line \(location.line), column \(location.column))",
-                            stderrTail: tail)))
+                let location = SourceText(bytes: stdout).location(ofOffset: error.offset)
+                return .failure(
+                    StepError(
+                        .invalidJSON,
+                        "stdout is not valid JSON: \(error.message) (line \(location.line), column \(location.column))",
+                        stderrTail: stderrTail))
             }
         }
     }
