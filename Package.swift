@@ -6,13 +6,10 @@ let package = Package(
     products: [
         .library(name: "ProcedureKit", targets: ["ProcedureKit"]),
         .executable(name: "procflow", targets: ["procflow"]),
-        // Loaded by procflow at run time, so that the tool does not link FoundationNetworking.
-        .library(name: "ProcflowHTTPTransport", type: .dynamic, targets: ["ProcflowHTTPTransport"]),
     ],
     targets: [
         .target(name: "ProcedureKit"),
         .target(name: "CProcflow"),
-        .target(name: "ProcflowHTTPTransport"),
         .target(name: "Procflow", dependencies: ["ProcedureKit", "CProcflow"]),
         .executableTarget(name: "procflow", dependencies: ["Procflow"]),
         .executableTarget(
