@@ -73,7 +73,7 @@ final class CurlTransfer: @unchecked Sendable {
         _ request: HTTPRequest, _ body: (UnsafePointer<procflow_http_request>) -> Void
     ) {
         let lines = request.headers.map { strdup("\($0.name): \($0.value)") }
-        defer { lines.forEach { free($0) } }
+        defer { for line in lines { free(line) } }
         let content = request.body ?? []
         request.method.withCString { method in
             request.url.withCString { url in

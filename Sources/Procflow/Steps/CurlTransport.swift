@@ -64,7 +64,7 @@ public final class CurlTransport: HTTPTransport {
 
     private static func open(_ names: [String]) -> Result<Library, StepError> {
         let copies = names.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
+        defer { for copy in copies { free(copy) } }
         let capacity = 512
         var error = [CChar](repeating: 0, count: capacity)
         let functions = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { names in
