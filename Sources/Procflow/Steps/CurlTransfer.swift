@@ -26,6 +26,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Sends `request` and waits for the whole answer, the timeout or a cancellation.
     func perform(_ request: HTTPRequest) -> Result<HTTPResponse, StepError> {
+        // libcurl would take a URL without a scheme for an http one.
+        let scheme = request.url.prefix { $0 != ":" }.lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            return .failure(StepError(.httpTransport, "unsupported URL \(request.url)"))
+        }
         var response = procflow_http_response()
         defer { procflow_http_response_release(&response) }
         Self.withCRequest(request) { procflow_http_transfer_perform(transfer, $0, &response) }

@@ -1,0 +1,123 @@
+import Foundation
+import ProcedureKit
+import Testing
+
+@testable import Procflow
+
+@Suite("CurlTransport")
+struct CurlTransportTests {
+
+    /// Sends `request` through `transport` and waits for the answer.
+    private func send(
+        _ request: HTTPRequest, through transport: CurlTransport = .shared
+    ) -> Result<HTTPResponse, StepError> {
+        let answer = Locked<Result<HTTPResponse, StepError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        _ = transport.send(request) { result in
+            answer.withLock { $0 = result }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + 30) == .success else {
+            return .failure(StepError(.httpTransport, "no completion in 30 s"))
+        }
+        return answer.withLock { $0! }
+    }
+
+    /// The message of a failed request; nil for an answer.
+    private func failure(_ result: Result<HTTPResponse, StepError>?) -> String? {
+        guard case .failure(let error)? = result else { return nil }
+        return error.message
+    }
+
+    @Test func withoutLibcurlARequestFailsWithOneLineSayingWhatToInstall() {
+        let transport = CurlTransport(libraryNames: ["libcurl-procflow-test-absent.so.4"])
+        let procedure = run(
+            HTTPProcedure(.init(url: "http://127.0.0.1:1/"), transport: transport))
+        let message = (procedure.error as? StepError)?.message ?? ""
+        #expect(message.hasPrefix("HTTP steps need libcurl, which could not be loaded ("))
+        #expect(message.contains("libcurl-procflow-test-absent.so.4"))
+        #expect(
+            message.hasSuffix("(apt-get install libcurl4, dnf install libcurl, apk add libcurl)"))
+        #expect(!message.contains("\n"))
+    }
+
+    @Test func headAsksForNoBodyAndStillGetsTheHeaders() throws {
+        let (server, root) = try startServer(files: ["notes.txt": "some notes\n"])
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let result = send(
+            HTTPRequest(
+                method: "HEAD", url: "http://127.0.0.1:\(server.port)/notes.txt", timeout: 10))
+        let response = try result.get()
+        #expect(response.status == 200)
+        #expect(response.body.isEmpty)
+        #expect(response.headers["Content-Length"] == "11")
+        #expect(response.headers["Content-Type"] == "text/plain; charset=utf-8")
+    }
+
+    @Test(arguments: ["PUT", "PATCH", "DELETE", "POST"])
+    func aMethodAndBodyAreSentAsGiven(method: String) throws {
+        let (server, root) = try startServer()
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let request = HTTPRequest(
+            method: method, url: "http://127.0.0.1:\(server.port)/echo",
+            headers: [("X-Step", "deploy"), ("Content-Type", "text/plain")],
+            body: Array("payload".utf8))
+        let response = try send(request).get()
+        let echo = try JSONParser.parse(response.body).plain
+        guard case .object(let fields) = echo, case .object(let headers)? = fields["headers"]
+        else {
+            Issue.record("not an echo: \(String(decoding: response.body, as: UTF8.self))")
+            return
+        }
+        #expect(fields["method"] == .string(method))
+        #expect(fields["body"] == .string("payload"))
+        #expect(headers["X-Step"] == .string("deploy"))
+        #expect(headers["Content-Type"] == .string("text/plain"))
+        #expect(headers["Expect"] == nil)
+    }
+
+    @Test func cancellingARequestInFlightEndsItPromptly() throws {
+        let (server, root) = try startServer()
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let done = DispatchSemaphore(value: 0)
+        let answer = Locked<Result<HTTPResponse, StepError>?>(nil)
+        let cancel = CurlTransport.shared.send(
+            HTTPRequest(url: "http://127.0.0.1:\(server.port)/delay/30")
+        ) { result in
+            answer.withLock { $0 = result }
+            done.signal()
+        }
+        usleep(300_000)
+        let cancelled = Date()
+        cancel()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(Date().timeIntervalSince(cancelled) < 5)
+        #expect(failure(answer.withLock { $0 }) == "cancelled")
+    }
+
+    @Test(arguments: [
+        "ftp://127.0.0.1/file", "file:///etc/hostname", "example.com/", "http://[::1",
+    ])
+    func onlyHTTPAndHTTPSURLsAreFetched(url: String) {
+        #expect(failure(send(HTTPRequest(url: url, timeout: 10))) == "unsupported URL \(url)")
+    }
+
+    @Test func headerLinesBecomeFieldsWithRepeatedNamesJoined() {
+        let lines =
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nSet-Cookie: a=1\r\n"
+            + "Set-Cookie: b=2\r\nX-Empty:\r\n\r\n"
+        #expect(
+            CurlTransfer.fields(lines) == [
+                "Content-Type": "text/plain", "Set-Cookie": "a=1, b=2", "X-Empty": "",
+            ])
+    }
+}
