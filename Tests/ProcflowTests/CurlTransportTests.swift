@@ -111,6 +111,44 @@ struct CurlTransportTests {
         #expect(failure(send(HTTPRequest(url: url, timeout: 10))) == "unsupported URL \(url)")
     }
 
+    /// Start-up stays fast: validating, and running a workflow whose HTTP step does not run,
+    /// never loads libcurl; the first request does.
+    @Test func libcurlIsLoadedByTheFirstRequestAndNotBefore() throws {
+        let (server, root) = try startServer(files: ["a.txt": "a"])
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let fixture = try WorkflowFixture(
+            """
+            {"vars": {"port": "\(server.port)"}, "procedures": [
+              {"id": "say", "kind": "shell", "argv": ["true"]},
+              {"id": "get", "kind": "http", "url": "http://127.0.0.1:${port}/a.txt",
+               "when": {"env": "FETCH"}}
+            ]}
+            """)
+        defer { fixture.remove() }
+        /// The libraries procflow (and what it ran) loaded, as the dynamic loader reports them.
+        func loaded(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
+            let log = fixture.directory.appendingPathComponent("ld-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: log, withIntermediateDirectories: true)
+            var environment = environment
+            environment["LD_DEBUG"] = "files"
+            environment["LD_DEBUG_OUTPUT"] = log.appendingPathComponent("ld").path
+            let result = try runProcflow(
+                arguments, in: fixture.directory, environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            return try FileManager.default.contentsOfDirectory(atPath: log.path)
+                .map {
+                    try String(contentsOfFile: log.appendingPathComponent($0).path, encoding: .utf8)
+                }
+                .joined()
+        }
+        #expect(!(try loaded(["validate", fixture.file])).contains("libcurl"))
+        #expect(!(try loaded(["run", fixture.file])).contains("libcurl"))
+        #expect(try loaded(["run", fixture.file], environment: ["FETCH": "1"]).contains("libcurl"))
+    }
+
     @Test func headerLinesBecomeFieldsWithRepeatedNamesJoined() {
         let lines =
             "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nSet-Cookie: a=1\r\n"
