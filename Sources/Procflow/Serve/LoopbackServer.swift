@@ -103,15 +103,21 @@ public final class LoopbackServer: @unchecked Sendable {
 
     /// Stops accepting connections; exchanges under way finish.
     public func stop() {
-        let before = state.withLock { state -> Phase in
-            defer { if state.phase != .closed { state.phase = .stopping } }
-            return state.phase
+        let closeNow = state.withLock { state -> Bool in
+            switch state.phase {
+            case .listening:
+                state.phase = .closed
+                return true
+            case .serving:
+                // Under the lock, so that the accept loop cannot have closed the socket yet.
+                state.phase = .stopping
+                shutdown(socket, Int32(SHUT_RDWR))
+                return false
+            case .stopping, .closed:
+                return false
+            }
         }
-        switch before {
-        case .listening: closeSocket()
-        case .serving: shutdown(socket, Int32(SHUT_RDWR))
-        case .stopping, .closed: break
-        }
+        if closeNow { closeSocket() }
     }
 
     /// How many requests have been answered.
@@ -125,15 +131,18 @@ public final class LoopbackServer: @unchecked Sendable {
             let connection = accept(socket, nil, nil)
             if connection >= 0 {
                 Thread { [self] in handle(connection) }.start()
-            } else if errno != EINTR && errno != ECONNABORTED {
-                break  // EINVAL once stop() has shut the socket down
+                continue
             }
+            let failure = errno
+            if state.withLock({ $0.phase == .stopping }) { break }
+            // Out of descriptors or memory: give the system a moment, as servers do.
+            if failure != EINTR && failure != ECONNABORTED { usleep(10_000) }
         }
+        state.withLock { $0.phase = .closed }
         closeSocket()
     }
 
     private func closeSocket() {
-        state.withLock { $0.phase = .closed }
         close(socket)
         finished.signal()
     }
