@@ -9,7 +9,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "ProcedureKit"),
-        .target(name: "CProcflow"),
+        // dlopen is in libdl before glibc 2.34 (an empty archive since).
+        .target(name: "CProcflow", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "Procflow", dependencies: ["ProcedureKit", "CProcflow"]),
         .executableTarget(name: "procflow", dependencies: ["Procflow"]),
         .executableTarget(
