@@ -6,13 +6,11 @@ let package = Package(
     products: [
         .library(name: "ProcedureKit", targets: ["ProcedureKit"]),
         .executable(name: "procflow", targets: ["procflow"]),
-        // Loaded by procflow at run time, so that the tool does not link FoundationNetworking.
-        .library(name: "ProcflowHTTPTransport", type: .dynamic, targets: ["ProcflowHTTPTransport"]),
     ],
     targets: [
         .target(name: "ProcedureKit"),
-        .target(name: "CProcflow"),
-        .target(name: "ProcflowHTTPTransport"),
+        // dlopen is in libdl before glibc 2.34 (an empty archive since).
+        .target(name: "CProcflow", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "Procflow", dependencies: ["ProcedureKit", "CProcflow"]),
         .executableTarget(name: "procflow", dependencies: ["Procflow"]),
         .executableTarget(

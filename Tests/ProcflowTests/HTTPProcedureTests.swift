@@ -98,7 +98,7 @@ struct HTTPProcedureTests {
         let procedure = request(.init(url: "http://127.0.0.1:\(server.port)/delay/5", timeout: 0.5))
         #expect(
             (procedure.error as? StepError)?.message
-                == "no answer from 127.0.0.1:\(server.port) within 0 s")
+                == "no answer from 127.0.0.1:\(server.port) within 0.5 s")
     }
 
     @Test func aTLSFailureIsAOneLineError() throws {

@@ -4,6 +4,8 @@
 #include <spawn.h>
 #include <sys/types.h>
 
+#include "CurlTransfer.h"
+
 /// Opens a file descriptor that becomes readable when process `pid` exits (Linux 5.3+);
 /// -1 with errno set on failure.
 int procflow_pidfd_open(pid_t pid);

@@ -10,26 +10,47 @@ import ProcedureKit
 /// A small HTTP/1.1 server on the loopback interface, for workflows and tests that need a
 /// server and must not depend on one being installed (`procflow serve`).
 ///
-/// Routes: `GET`/`HEAD` of a file under the root; `POST /echo` answers
-/// `{"method", "path", "headers", "body"}` as JSON; `GET /status/CODE` answers CODE;
-/// `GET /delay/SECONDS` answers after a while; `POST /shutdown` answers, then stops the server.
+/// Routes: `GET`/`HEAD` of a file under the root; `/echo` by any other method (`POST`, `PUT`,
+/// `PATCH`, `DELETE`…) answers `{"method", "path", "headers", "body"}` as JSON;
+/// `GET /status/CODE` answers CODE; `GET /delay/SECONDS` answers after that many seconds
+/// (fractions too, at most 60), for timeouts; `POST /shutdown` answers, then stops the server.
 /// Every connection is closed after one exchange.
 public final class LoopbackServer: @unchecked Sendable {
-    // @unchecked Sendable: `socket` is set once in init; `stopped` is guarded by `state`.
+    // @unchecked Sendable: `socket` and `beforeAccept` are set once in init; the rest of the
+    // mutable state is guarded by `state`.
 
     public struct StartError: Error, CustomStringConvertible {
         public let description: String
+    }
+
+    /// Where the listening socket is in its life. Only the accept loop closes a socket it
+    /// serves: `stop()` shuts it down, which wakes a blocked `accept` and makes later ones fail
+    /// at once, so the loop never passes `accept` a descriptor number that was closed and
+    /// reused by another open.
+    private enum Phase {
+        case listening
+        case serving
+        case stopping
+        case closed
     }
 
     /// The port the server listens on (the one chosen by the system when 0 was asked for).
     public let port: UInt16
     private let root: String?
     private let socket: Int32
-    private let state = Locked((stopped: false, requests: 0))
+    private let beforeAccept: (@Sendable () -> Void)?
+    private let state = Locked((phase: Phase.listening, requests: 0))
     private let finished = DispatchSemaphore(value: 0)
 
     /// Listens on 127.0.0.1:`port` (0 picks a free port).
-    public init(port: UInt16, root: String? = nil) throws(StartError) {
+    public convenience init(port: UInt16, root: String? = nil) throws(StartError) {
+        try self.init(port: port, root: root, beforeAccept: nil)
+    }
+
+    /// Listens on 127.0.0.1:`port`; the accept loop calls `beforeAccept` just before each
+    /// `accept`, which lets tests stop the server at that moment.
+    init(port: UInt16, root: String?, beforeAccept: (@Sendable () -> Void)?) throws(StartError) {
+        self.beforeAccept = beforeAccept
         self.root = root.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         let descriptor = Glibc.socket(
             AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -66,25 +87,37 @@ public final class LoopbackServer: @unchecked Sendable {
 
     /// Serves in the background until ``stop()`` or a `POST /shutdown`.
     public func start() {
-        Thread { [self] in acceptLoop() }.start()
+        let serve = state.withLock { state -> Bool in
+            guard state.phase == .listening else { return false }
+            state.phase = .serving
+            return true
+        }
+        if serve { Thread { [self] in acceptLoop() }.start() }
     }
 
-    /// Blocks until the server has stopped.
+    /// Blocks until the server has stopped and its listening socket is closed.
     public func wait() {
         finished.wait()
         finished.signal()
     }
 
-    /// Stops accepting connections.
+    /// Stops accepting connections; exchanges under way finish.
     public func stop() {
-        let first = state.withLock { state -> Bool in
-            defer { state.stopped = true }
-            return !state.stopped
+        let closeNow = state.withLock { state -> Bool in
+            switch state.phase {
+            case .listening:
+                state.phase = .closed
+                return true
+            case .serving:
+                // Under the lock, so that the accept loop cannot have closed the socket yet.
+                state.phase = .stopping
+                shutdown(socket, Int32(SHUT_RDWR))
+                return false
+            case .stopping, .closed:
+                return false
+            }
         }
-        guard first else { return }
-        shutdown(socket, Int32(SHUT_RDWR))
-        close(socket)
-        finished.signal()
+        if closeNow { closeSocket() }
     }
 
     /// How many requests have been answered.
@@ -93,14 +126,25 @@ public final class LoopbackServer: @unchecked Sendable {
     }
 
     private func acceptLoop() {
-        while !state.withLock({ $0.stopped }) {
+        while true {
+            beforeAccept?()
             let connection = accept(socket, nil, nil)
-            if connection < 0 {
-                if errno == EINTR { continue }
-                break
+            if connection >= 0 {
+                Thread { [self] in handle(connection) }.start()
+                continue
             }
-            Thread { [self] in handle(connection) }.start()
+            let failure = errno
+            if state.withLock({ $0.phase == .stopping }) { break }
+            // Out of descriptors or memory: give the system a moment, as servers do.
+            if failure != EINTR && failure != ECONNABORTED { usleep(10_000) }
         }
+        state.withLock { $0.phase = .closed }
+        closeSocket()
+    }
+
+    private func closeSocket() {
+        close(socket)
+        finished.signal()
     }
 
     private func handle(_ connection: Int32) {
@@ -127,7 +171,7 @@ public final class LoopbackServer: @unchecked Sendable {
         switch (request.method, path) {
         case ("POST", "/shutdown"):
             return (200, "application/json", Array(#"{"stopping":true}"#.utf8), true)
-        case ("POST", "/echo"):
+        case (let method, "/echo") where method != "GET" && method != "HEAD":
             let echo: JSONWriter.Object = [
                 ("method", .string(request.method)), ("path", .string(request.path)),
                 ("headers", .object(request.headers.mapValues(JSONValue.string))),

@@ -48,7 +48,7 @@ public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @u
     private let transport: any HTTPTransport
     private let state = Locked(State())
 
-    public init(_ options: Options, transport: any HTTPTransport = URLSessionTransport.shared) {
+    public init(_ options: Options, transport: any HTTPTransport = CurlTransport.shared) {
         self.options = options
         self.transport = transport
         super.init()

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Builds procflow as one self-contained binary (release mode, Swift runtime linked in
+# statically) and installs it as PREFIX/bin/procflow, stripped.
+#
+# The binary is linked as a position-dependent executable (-no-pie), as Go links its binaries:
+# a position-independent one has ~75,000 relative relocations for the loader to apply at every
+# start (twice the page faults), which made `procflow validate` start 1.3 ms slower. Shared
+# libraries, the heap and the stack are still placed at random addresses.
+set -euo pipefail
+
+usage() {
+    cat <<'EOF'
+Usage: scripts/install.sh [--prefix DIR]
+
+Builds procflow in release mode with the Swift runtime linked in statically and installs the
+stripped binary as DIR/bin/procflow. The binary needs nothing else next to it: copy it
+anywhere. HTTP steps load the system's libcurl (libcurl.so.4) when they first run.
+
+Options:
+  --prefix DIR   Where to install (default: /usr/local, so /usr/local/bin/procflow).
+  -h, --help     Print this help.
+EOF
+}
+
+fail() {
+    echo "install.sh: error: $*" >&2
+    exit 1
+}
+
+prefix=/usr/local
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --prefix)
+            [ $# -ge 2 ] && [ -n "$2" ] || fail "--prefix needs a directory, as in --prefix \"\$HOME/.local\"."
+            prefix=$2
+            shift 2
+            ;;
+        --prefix=*)
+            prefix=${1#--prefix=}
+            [ -n "$prefix" ] || fail "--prefix needs a directory, as in --prefix \"\$HOME/.local\"."
+            shift
+            ;;
+        -h | --help)
+            usage
+            exit 0
+            ;;
+        *)
+            usage >&2
+            fail "unknown argument '$1'."
+            ;;
+    esac
+done
+
+cd "$(dirname "$0")/.."
+command -v swift >/dev/null || fail "swift was not found on PATH: install a Swift 6 toolchain (https://swift.org/install)."
+
+bin="$prefix/bin"
+mkdir -p "$bin" 2>/dev/null || fail "cannot create $bin: choose a --prefix you can write to, or run with sudo."
+[ -w "$bin" ] || fail "cannot write to $bin: choose a --prefix you can write to, or run with sudo."
+
+build=(swift build -c release --static-swift-stdlib -Xlinker -no-pie)
+echo "Building procflow (release, static Swift runtime)..." >&2
+"${build[@]}" --product procflow >&2
+built="$("${build[@]}" --show-bin-path)/procflow"
+[ -x "$built" ] || fail "the build did not produce $built."
+
+# Install through a temporary file in the same directory, so that a running procflow is
+# never overwritten in place and an interrupted install leaves no half-written binary.
+staged=$(mktemp "$bin/.procflow.XXXXXX")
+trap 'rm -f "$staged"' EXIT
+cp "$built" "$staged"
+if command -v strip >/dev/null; then
+    strip "$staged"
+else
+    echo "install.sh: strip was not found (binutils): installing the unstripped binary." >&2
+fi
+chmod 755 "$staged"
+mv -f "$staged" "$bin/procflow"
+trap - EXIT
+
+echo "Installed $bin/procflow ($(du -h "$bin/procflow" | cut -f1))." >&2
+"$bin/procflow" --version
