@@ -53,13 +53,14 @@ struct CommandResult {
     var stderr: String
 }
 
-/// Runs the `procflow` binary with `arguments` and waits for it (with a time limit).
+/// Runs the `procflow` binary (or `executable`) with `arguments` and waits for it (with a time
+/// limit).
 func runProcflow(
     _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
-    stdin: Data? = nil, timeout: TimeInterval = 120
+    stdin: Data? = nil, timeout: TimeInterval = 120, executable: URL = procflowBinary
 ) throws -> CommandResult {
     let process = Process()
-    process.executableURL = procflowBinary
+    process.executableURL = executable
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = directory }
     var env = ProcessInfo.processInfo.environment
