@@ -221,6 +221,50 @@ struct ReliabilityTests {
         #expect(fixture.contents("all-true-ran-on") == "")
     }
 
+    // MARK: - Concurrency
+
+    /// The most lines of `log` that were between an "s" and its "e" at once.
+    private func highestConcurrency(_ log: String?) -> Int {
+        var running = 0
+        var highest = 0
+        for line in (log ?? "").split(separator: "\n") {
+            running += line.hasPrefix("s") ? 1 : -1
+            highest = max(highest, running)
+        }
+        return highest
+    }
+
+    @Test func maxConcurrentLimitsTheWholeRunAndGroupsLimitFurther() throws {
+        let step = #"{"id": "%@", "kind": "shell", "run": "echo s >> %@; sleep 0.3; echo e >> %@"}"#
+        func group(_ id: String, limit: Int?, log: String) -> String {
+            let children = (0..<3).map {
+                String(format: step, "\(id)-\($0)", log, log) as String
+            }
+            let concurrency = limit.map { #", "maxConcurrency": \#($0)"# } ?? ""
+            return
+                #"{"id": "\#(id)", "kind": "group"\#(concurrency), "procedures": [\#(children.joined(separator: ","))]}"#
+        }
+        let fixture = try WorkflowFixture(
+            workflow(
+                [
+                    group("a", limit: nil, log: "all"), group("b", limit: nil, log: "all"),
+                    group("c", limit: nil, log: "all"),
+                ].joined(separator: ",")))
+        defer { fixture.remove() }
+        let result = try fixture.run(["--max-concurrent", "2"])
+        #expect(result.status == 0)
+        #expect(highestConcurrency(fixture.contents("all")) == 2)
+
+        let limited = try WorkflowFixture(
+            workflow(
+                [group("one", limit: 1, log: "one"), group("free", limit: nil, log: "free")]
+                    .joined(separator: ",")))
+        defer { limited.remove() }
+        #expect(try limited.run(["--max-concurrent", "4"]).status == 0)
+        #expect(highestConcurrency(limited.contents("one")) == 1)
+        #expect(highestConcurrency(limited.contents("free")) <= 3)
+    }
+
     // MARK: - Processes procflow owns
 
     @Test func processesThatLeaveTheirGroupDoNotOutliveTheRun() throws {
