@@ -46,7 +46,7 @@ extension ParsableCommand {
     /// Prints a usage error, with the usage; returns the exit status for it.
     static func usageError(_ message: String, console: Console) -> Int32 {
         console.writeError(
-            "error: \(message)\nUsage: \(description.usage)\n  See 'procflow help \(name)' for more information.\n"
+            "error: \(message.escapingControlCharacters)\nUsage: \(description.usage)\n  See 'procflow help \(name)' for more information.\n"
         )
         return CommandLineTool.ExitStatus.usage
     }

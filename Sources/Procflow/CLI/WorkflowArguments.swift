@@ -29,12 +29,7 @@ struct WorkflowArguments {
         do {
             return try WorkflowLoader.load(path: file, overrides: variables)
         } catch {
-            let colored = console.colorsErrors
-            for diagnostic in error.diagnostics {
-                console.writeError(diagnostic.rendered(colored: colored) + "\n")
-            }
-            let count = error.diagnostics.count
-            console.writeError("\(file): \(count) error\(count == 1 ? "" : "s")\n")
+            console.writeError(error.report(file: file, colored: console.colorsErrors))
             return nil
         }
     }

@@ -90,11 +90,23 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         guard !tokens.isEmpty else { return "" }
-        return tokens.map {
-            "/"
-                + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(
-                    of: "/", with: "~1")
-        }.joined()
+        var text = ""
+        for token in tokens {
+            text += "/"
+            guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") })
+            else {
+                text += token
+                continue
+            }
+            for character in token.unicodeScalars {
+                switch character {
+                case "~": text += "~0"
+                case "/": text += "~1"
+                default: text.unicodeScalars.append(character)
+                }
+            }
+        }
+        return text
     }
 
     /// The array index a token stands for: digits without a leading zero.

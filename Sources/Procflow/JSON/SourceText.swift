@@ -1,16 +1,40 @@
 /// The bytes of a source file, with a line index to turn byte offsets into locations.
+///
+/// Columns count Unicode scalars. Finding one costs at most ``blockSize`` bytes of counting,
+/// however long its line: files with long lines also keep, for every block of that size, how
+/// many scalars start before it, so that a hundred thousand diagnostics on one huge line stay
+/// linear.
 struct SourceText {
+    static let blockSize = 256
+
     let bytes: [UInt8]
     /// The byte offset at which each line starts.
     private let lineStarts: [Int]
+    /// For each block of ``blockSize`` bytes, how many scalars start before it; empty when no
+    /// line is longer than a block.
+    private let scalarsBeforeBlock: [Int]
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
         var starts = [0]
+        var longest = 0
         for (offset, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
+            longest = max(longest, offset - starts[starts.count - 1])
             starts.append(offset + 1)
         }
+        longest = max(longest, bytes.count - starts[starts.count - 1])
         lineStarts = starts
+        scalarsBeforeBlock = longest > Self.blockSize ? Self.countScalarsPerBlock(bytes) : []
+    }
+
+    private static func countScalarsPerBlock(_ bytes: [UInt8]) -> [Int] {
+        var counts = [0]
+        var total = 0
+        for (offset, byte) in bytes.enumerated() {
+            if byte & 0xC0 != 0x80 { total += 1 }
+            if (offset + 1) % blockSize == 0 { counts.append(total) }
+        }
+        return counts
     }
 
     /// The location of the byte at `offset`; columns count Unicode scalars, not bytes.
@@ -23,13 +47,23 @@ struct SourceText {
             if lineStarts[middle] <= offset { low = middle } else { high = middle - 1 }
         }
         let lineStart = lineStarts[low]
-        // Count the bytes that start a scalar (not UTF-8 continuation bytes).
-        var column = 1
-        var index = lineStart
-        while index < offset {
-            if bytes[index] & 0xC0 != 0x80 { column += 1 }
-            index += 1
-        }
-        return SourceLocation(line: low + 1, column: column)
+        let column =
+            scalarsBeforeBlock.isEmpty
+            ? scalars(from: lineStart, to: offset)
+            : scalarsBefore(offset) - scalarsBefore(lineStart)
+        return SourceLocation(line: low + 1, column: column + 1)
+    }
+
+    /// How many scalars start before `offset`, from the block it is in.
+    private func scalarsBefore(_ offset: Int) -> Int {
+        let block = offset / Self.blockSize
+        return scalarsBeforeBlock[block] + scalars(from: block * Self.blockSize, to: offset)
+    }
+
+    /// How many scalars start in `start..<end`: the bytes that are not UTF-8 continuations.
+    private func scalars(from start: Int, to end: Int) -> Int {
+        var count = 0
+        for index in start..<end where bytes[index] & 0xC0 != 0x80 { count += 1 }
+        return count
     }
 }

@@ -20,13 +20,15 @@ public struct Diagnostic: Error, Sendable, CustomStringConvertible, Equatable {
         rendered(colored: false)
     }
 
-    /// The one-line form, with "error:" in bold red when `colored`.
+    /// The one-line form, with "error:" in bold red when `colored`. Control characters that
+    /// came from the file (in ids, keys, values) are escaped.
     public func rendered(colored: Bool) -> String {
         var prefix = file
         if let location { prefix += ":\(location.line):\(location.column)" }
         let label = colored ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
-        var text = "\(prefix): \(label) "
+        var text = ""
         if let pointer, !pointer.isRoot { text += "\(pointer): " }
-        return text + message
+        text += message
+        return "\(prefix.escapingControlCharacters): \(label) \(text.escapingControlCharacters)"
     }
 }

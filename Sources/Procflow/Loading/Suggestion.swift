@@ -1,19 +1,18 @@
 /// Finds the candidate closest to a misspelled name, for "did you mean …?" hints.
+///
+/// Bounded for hostile files: names longer than ``longestName`` get no hint, at most
+/// ``mostCandidates`` candidates are compared, each comparison stops as soon as the distance
+/// is too large to matter, in memory that grows with the names' length only, and a
+/// ``SuggestionIndex`` answering many questions stops answering after a fixed amount of work.
 enum Suggestion {
+    /// Names longer than this (in Unicode scalars) get no hint: nobody mistypes a long one.
+    static let longestName = 64
+    /// How many candidates one hint compares, at most.
+    static let mostCandidates = 10_000
+
     /// The candidate nearest `name`, if one is near enough to be a likely typo.
     static func closest<S: Sequence<String>>(to name: String, in candidates: S) -> String? {
-        let limit = max(1, name.count / 3)
-        var best: (candidate: String, distance: Int)?
-        for candidate in candidates where candidate != name {
-            // A one- or two-letter name swapped for another says nothing ("b" is not a typo
-            // of "a"); a missing or extra letter still does ("rn" for "run").
-            if name.count <= 2, candidate.count == name.count { continue }
-            let distance = editDistance(name.lowercased(), candidate.lowercased())
-            if distance <= limit, distance < (best?.distance ?? .max) {
-                best = (candidate, distance)
-            }
-        }
-        return best?.candidate
+        SuggestionIndex(candidates).closest(to: name)
     }
 
     /// " (did you mean "x"?)", or nothing.
@@ -24,23 +23,40 @@ enum Suggestion {
     /// The edit distance between two strings, by characters, counting a swap of two
     /// neighbours as one edit (optimal string alignment): "hots" is one edit from "host".
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { table[i][0] = i }
-        for j in 0...b.count { table[0][j] = j }
+        let (a, b) = (Array(a.unicodeScalars), Array(b.unicodeScalars))
+        return editDistance(a, b, limit: max(a.count, b.count))!
+    }
+
+    /// The distance between `a` and `b` if it is at most `limit`, else `nil`; only the cells
+    /// within `limit` of the diagonal are computed, three rows at a time.
+    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar], limit: Int) -> Int? {
+        guard limit >= 0, abs(a.count - b.count) <= limit else { return nil }
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        let outside = limit + 1
+        var before = [Int](repeating: outside, count: b.count + 1)
+        var previous = (0...b.count).map { $0 <= limit ? $0 : outside }
+        var current = [Int](repeating: outside, count: b.count + 1)
         for i in 1...a.count {
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                table[i][j] = min(
-                    table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+            current[0] = i <= limit ? i : outside
+            let low = max(1, i - limit)
+            let high = min(b.count, i + limit)
+            if low > 1 { current[low - 1] = outside }
+            var smallest = current[0]
+            if low <= high {
+                for j in low...high {
+                    let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                    var value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                    if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                        value = min(value, before[j - 2] + 1)
+                    }
+                    current[j] = min(value, outside)
+                    smallest = min(smallest, current[j])
                 }
             }
+            if high < b.count { current[high + 1] = outside }
+            if smallest > limit { return nil }
+            (before, previous, current) = (previous, current, before)
         }
-        return table[a.count][b.count]
+        return previous[b.count] <= limit ? previous[b.count] : nil
     }
 }

@@ -18,6 +18,8 @@ struct WorkflowValidator {
     /// Every step, in file order (depth first), and where each id is in that list.
     private var infos: [StepInfo] = []
     private var positions: [String: Int] = [:]
+    /// Every step id, for hints about unknown ones; set once the steps are indexed.
+    private var stepIDs = SuggestionIndex([])
 
     init(workflow: Workflow, report: DecodingContext) {
         self.workflow = workflow
@@ -28,6 +30,7 @@ struct WorkflowValidator {
 
     mutating func validate() {
         index()
+        stepIDs = SuggestionIndex(infos.map(\.step.id))
         for position in infos.indices { check(infos[position]) }
         checkCycles()
     }
@@ -79,7 +82,7 @@ struct WorkflowValidator {
         guard let target = positions[reference.id].map({ infos[$0] }) else {
             guard report.declaredIDs[reference.id] == nil else { return nil }
             report.error(
-                "unknown procedure \"\(reference.id)\"\(Suggestion.hint(for: reference.id, in: infos.lazy.map(\.step.id)))",
+                "unknown procedure \"\(reference.id)\"\(stepIDs.hint(for: reference.id))",
                 at: reference.offset, reference.pointer)
             return nil
         }

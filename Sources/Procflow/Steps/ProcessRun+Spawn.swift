@@ -94,7 +94,37 @@ extension ProcessRun {
         if result == ENOENT {
             return StepError(.spawnFailed, "command not found: \(launch.executable)")
         }
+        if result == E2BIG { return tooBig(launch) }
         return StepError(
             .spawnFailed, "cannot run \(launch.executable): \(String(cString: strerror(result)))")
+    }
+
+    /// The most bytes one argument or environment entry may have (Linux's MAX_ARG_STRLEN).
+    static let longestArgument = 32 * 4096
+
+    /// Why the kernel refused the command's arguments and environment (E2BIG), naming the
+    /// entry at fault when one is over the per-entry limit.
+    private static func tooBig(_ launch: Launch) -> StepError {
+        let entries =
+            launch.environment.map {
+                (
+                    name: "the environment variable \($0.key)",
+                    size: $0.key.utf8.count + $0.value.utf8.count + 1
+                )
+            }
+            + launch.arguments.enumerated().map {
+                (name: "argument \($0.offset)", size: $0.element.utf8.count)
+            }
+        if let largest = entries.max(by: { $0.size < $1.size }), largest.size >= longestArgument {
+            return StepError(
+                .spawnFailed,
+                "cannot run \(launch.executable): \(largest.name) holds \(formatSize(largest.size)), more than the \(formatBytes(longestArgument)) the system allows one; give large values on stdin (\"input\") instead"
+            )
+        }
+        let total = entries.reduce(0) { $0 + $1.size }
+        return StepError(
+            .spawnFailed,
+            "cannot run \(launch.executable): its arguments and environment take \(formatSize(total)), more than the system allows; give large values on stdin (\"input\") instead"
+        )
     }
 }

@@ -22,3 +22,10 @@ func formatBytes(_ count: Int) -> String {
     if count >= 1 << 10, count % (1 << 10) == 0 { return "\(count >> 10) KiB" }
     return "\(count) bytes"
 }
+
+/// A size as people read it, rounded: "1.5 MiB", "130 KiB", "900 bytes".
+func formatSize(_ count: Int) -> String {
+    if count >= 1 << 20 { return String(format: "%.1f MiB", Double(count) / Double(1 << 20)) }
+    if count >= 1 << 10 { return "\(Int((Double(count) / 1024).rounded())) KiB" }
+    return "\(count) bytes"
+}
