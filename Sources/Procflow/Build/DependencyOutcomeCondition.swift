@@ -34,27 +34,37 @@ final class DependencyOutcomeCondition: Condition, @unchecked Sendable {
     /// Why a step with these dependencies must not run, if it must not.
     static func reason(_ dependencies: [Dependency]) -> String? {
         for dependency in dependencies {
-            let outcome = StepOutcome.of(dependency.procedure)
-            switch outcome {
-            case .failed:
-                if !dependency.tolerated { return "dependency \(dependency.id) failed" }
-                if dependency.takesData {
-                    return "dependency \(dependency.id) failed, so it gave no output"
-                }
-            case .dependencyProblem:
-                return "dependency \(dependency.id) was skipped"
-            case .cancelled:
-                return "dependency \(dependency.id) was cancelled"
-            case .skippedByCondition:
-                // A false condition stops only those that need the data.
-                if dependency.takesData { return "dependency \(dependency.id) was skipped" }
-            case .skipped:
-                // A skip caused by a failure stops everything downstream.
-                return "dependency \(dependency.id) was skipped"
-            case .succeeded:
-                break
+            if let reason = reason(StepOutcome.of(dependency.procedure), of: dependency) {
+                return reason
             }
         }
         return nil
+    }
+
+    /// Why `outcome` of `dependency` stops the step, if it does.
+    private static func reason(_ outcome: StepOutcome, of dependency: Dependency) -> String? {
+        switch outcome {
+        case .failed:
+            if !dependency.tolerated { return "dependency \(dependency.id) failed" }
+            if dependency.takesData {
+                return "dependency \(dependency.id) failed, so it gave no output"
+            }
+            return nil
+        case .dependencyProblem:
+            return "dependency \(dependency.id) was skipped"
+        case .cancelled:
+            return "dependency \(dependency.id) was cancelled"
+        case .skippedByCondition:
+            // A false condition stops only those that need the data.
+            return dependency.takesData ? "dependency \(dependency.id) was skipped" : nil
+        case .skipped:
+            // A skip caused by a failure stops everything downstream.
+            return "dependency \(dependency.id) was skipped"
+        case .groupSkipped(let group):
+            // As if the step had depended on the group: its reason for not running decides.
+            return reason(group, of: dependency)
+        case .succeeded:
+            return nil
+        }
     }
 }

@@ -13,6 +13,8 @@ public enum StepOutcome: Sendable, Equatable {
     /// Skipped because a step it depends on failed, was skipped or gave no output; which one
     /// the runner works out.
     case dependencyProblem
+    /// Did not run because its group did not: the group's own outcome says why.
+    indirect case groupSkipped(StepOutcome)
 
     /// Classifies a finished procedure by its error and whether it was cancelled.
     public static func of(_ procedure: Procedure) -> StepOutcome {
@@ -43,11 +45,14 @@ public enum StepOutcome: Sendable, Equatable {
                 .dependenciesFailed, .requirementNotSatisfied:
                 return .dependencyProblem
             case .parentCancelledWithError:
-                guard let cause = library.error else { return .skipped("its group did not run") }
-                if case .failed = classify(error: cause, cancelled: true) {
-                    return .cancelled("its group failed")
+                // A group cancelled without an error was skipped by its condition.
+                guard let cause = library.error else { return .groupSkipped(.skippedByCondition) }
+                let group = classify(error: cause, cancelled: true)
+                switch group {
+                case .failed: return .cancelled("its group failed")
+                case .cancelled: return group
+                default: return .groupSkipped(group)
                 }
-                return classify(error: cause, cancelled: true)
             case .timedOut(let seconds):
                 return .failed("timed out after \(formatDuration(seconds))", stderrTail: [])
             default:

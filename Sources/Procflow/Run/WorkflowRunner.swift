@@ -221,7 +221,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             kind = .stepFailed(
                 reason: message, stderrTail: tail, duration: duration ?? 0, tolerated: tolerated)
             status = tolerated ? .warning : .failed
-        case .skippedByCondition, .skipped, .dependencyProblem:
+        case .skippedByCondition, .skipped, .dependencyProblem, .groupSkipped:
             reason = describe(outcome, id: id)
             (kind, status) = (.stepSkipped(reason: reason!), .skipped)
         case .cancelled(let message):
@@ -254,6 +254,11 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         case .skipped(let message), .cancelled(let message): return message
         case .dependencyProblem:
             return builder.dependencyProblem(of: id) ?? "a dependency did not give its output"
+        case .groupSkipped(let groupOutcome):
+            guard let group = state.withLock({ $0.records[id]?.path.last }) else {
+                return "its group did not run"
+            }
+            return "its group \(group) was skipped: \(describe(groupOutcome, id: group))"
         }
     }
 
