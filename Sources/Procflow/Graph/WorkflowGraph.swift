@@ -1,7 +1,9 @@
 /// A workflow's procedures and the edges between them, in file order: what `procflow graph`
 /// draws.
 public struct WorkflowGraph: Sendable {
+    /// A procedure, as the graph draws it.
     public struct Node: Sendable, Equatable {
+        /// The procedure's id.
         public var id: String
         /// "shell", "http", "file read", "group", "branch", …
         public var kind: String
@@ -9,10 +11,13 @@ public struct WorkflowGraph: Sendable {
         public var parent: String?
         /// For a step in a branch: the case that runs it (`= "prod"`, or `otherwise`).
         public var branchCase: String?
+        /// How many groups and branches it is in.
         public var depth: Int
+        /// Whether it is a group or a branch.
         public var isContainer: Bool
     }
 
+    /// What an edge means.
     public enum EdgeType: String, Sendable {
         /// Runs after.
         case dependency
@@ -22,18 +27,26 @@ public struct WorkflowGraph: Sendable {
         case condition
     }
 
+    /// An edge from the procedure that comes first to the one that waits for it.
     public struct Edge: Sendable, Equatable {
+        /// The procedure that comes first.
         public var from: String
+        /// The procedure that waits for it.
         public var to: String
+        /// What the edge means.
         public var type: EdgeType
         /// What the edge carries: `stdin`, `env VERSION /tag`, `group input`, …
         public var label: String?
     }
 
+    /// The workflow's name.
     public var name: String
+    /// Every procedure, in file order, depth first.
     public var nodes: [Node] = []
+    /// Every edge, grouped by the procedure that waits, in file order.
     public var edges: [Edge] = []
 
+    /// The graph of `workflow`.
     public init(_ workflow: Workflow) {
         name = workflow.name
         var branches: [String: Branch] = [:]

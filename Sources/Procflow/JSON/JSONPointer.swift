@@ -30,6 +30,7 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     /// The pointer to the whole document.
     public static let root = JSONPointer(tokens: [])
 
+    /// The pointer made of `tokens`, unescaped.
     public init(tokens: [String]) {
         var last: Token?
         for token in tokens { last = Token(parent: last, value: token) }
@@ -40,10 +41,12 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
         self.last = last
     }
 
+    /// Pointers are equal when their tokens are.
     public static func == (lhs: JSONPointer, rhs: JSONPointer) -> Bool {
         lhs.last === rhs.last || lhs.tokens == rhs.tokens
     }
 
+    /// Hashes the tokens.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(tokens)
     }
@@ -88,6 +91,7 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
         appending(String(index))
     }
 
+    /// The pointer as RFC 6901 writes it: `/a/b~1c`.
     public var description: String {
         guard !tokens.isEmpty else { return "" }
         var text = ""

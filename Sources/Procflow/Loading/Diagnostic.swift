@@ -3,12 +3,16 @@
 /// Printed as `build.json:12:7: error: /procedures/3/dependsOn/0: unknown procedure "compil"
 /// (did you mean "compile"?)`.
 public struct Diagnostic: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The file the problem is in, as it was named.
     public var file: String
+    /// Where in the file, when the problem is with one place in it.
     public var location: SourceLocation?
     /// The JSON Pointer of the value at fault, if the problem is with one value.
     public var pointer: JSONPointer?
+    /// What is wrong, in a sentence.
     public var message: String
 
+    /// A problem in `file`, at `location`, with the value at `pointer`.
     public init(file: String, location: SourceLocation?, pointer: JSONPointer?, message: String) {
         self.file = file
         self.location = location
@@ -16,6 +20,7 @@ public struct Diagnostic: Error, Sendable, CustomStringConvertible, Equatable {
         self.message = message
     }
 
+    /// The one-line form, without colour.
     public var description: String {
         rendered(colored: false)
     }

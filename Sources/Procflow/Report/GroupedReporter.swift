@@ -32,12 +32,14 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
     private let style: Style
     private var buffers: [String: Buffer] = [:]
 
+    /// A reporter writing to `console`; it finds GitHub Actions in the console's environment.
     public init(console: Console) {
         self.console = console
         github = console.environment["GITHUB_ACTIONS"] == "true"
         style = Style(enabled: console.outputIsTerminal && console.allowsColor && !github)
     }
 
+    /// Keeps a step's output until the step ends, then prints it as one block.
     public func report(_ event: RunEvent) {
         let id = event.step ?? ""
         switch event.kind {

@@ -28,10 +28,12 @@ public final class JSONEventReporter: Reporter, @unchecked Sendable {
         return formatter
     }()
 
+    /// A reporter writing to `console`'s standard output.
     public init(console: Console) {
         self.console = console
     }
 
+    /// Prints `event` as JSON lines: one for each line of output, one for anything else.
     public func report(_ event: RunEvent) {
         var head: JSONWriter.Object = [("time", .string(formatter.string(from: event.time)))]
         if let step = event.step {

@@ -27,6 +27,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         showsStatusLine = statusLine ?? console.outputIsTerminal
     }
 
+    /// Prints `event` as text (and redraws the status line on a terminal).
     public func report(_ event: RunEvent) {
         var text = ""
         let id = event.step ?? ""

@@ -2,6 +2,7 @@ import Foundation
 
 /// Something that happened during a run, for the reporters.
 public struct RunEvent: Sendable {
+    /// What happened.
     public enum Kind: Sendable {
         case workflowStarted(name: String, steps: [String])
         case stepStarted
@@ -15,13 +16,16 @@ public struct RunEvent: Sendable {
         case workflowFinished(RunSummary)
     }
 
+    /// When it happened.
     public var time: Date
     /// The step's id, for step events.
     public var step: String?
     /// The ids of the groups and branches the step is in, outermost first.
     public var path: [String]
+    /// What happened.
     public var kind: Kind
 
+    /// An event, by default a workflow event of now.
     public init(time: Date = Date(), step: String? = nil, path: [String] = [], kind: Kind) {
         self.time = time
         self.step = step

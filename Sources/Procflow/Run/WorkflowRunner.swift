@@ -14,6 +14,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex; reporters are
     // called one at a time, holding `reporting`.
 
+    /// How a run behaves: limits, signals, the environment it starts from.
     public struct Options: Sendable {
         /// How many steps run at once (per group).
         public var maxConcurrent: Int
@@ -32,6 +33,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         /// when the run ends. Otherwise the run ends the processes that carry its run id.
         public var ownsDescendants: Bool
 
+        /// Options with procflow's defaults: as many steps at once as cores, a 5 s grace period, a
+        /// 16 MiB capture limit, procflow's own environment.
         public init(
             maxConcurrent: Int = ProcessInfo.processInfo.activeProcessorCount,
             failFast: Bool = false,
@@ -91,6 +94,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     // report to.
     private var builder: WorkflowBuilder!
 
+    /// A runner for `workflow`, reporting to `reporters` in order; call ``run()`` to run it.
     public init(workflow: Workflow, options: Options, reporters: [any Reporter]) {
         self.workflow = workflow
         self.options = options

@@ -19,7 +19,9 @@ public final class LoopbackServer: @unchecked Sendable {
     // @unchecked Sendable: `socket` and `beforeAccept` are set once in init; the rest of the
     // mutable state is guarded by `state`.
 
+    /// Why the server could not start listening.
     public struct StartError: Error, CustomStringConvertible {
+        /// The reason, in a sentence.
         public let description: String
     }
 

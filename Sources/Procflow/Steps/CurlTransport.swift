@@ -31,6 +31,7 @@ public final class CurlTransport: HTTPTransport {
         self.names = names
     }
 
+    /// Sends `request` on a thread of its own; the returned closure cancels it.
     public func send(
         _ request: HTTPRequest,
         completion: @escaping @Sendable (Result<HTTPResponse, StepError>) -> Void

@@ -17,6 +17,7 @@ import ProcedureKit
 public final class FileProcedure: Procedure, InputProcedure, OutputProcedure, @unchecked Sendable {
     // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex.
 
+    /// What to do; relative paths are relative to the working directory of procflow.
     public enum Operation: Sendable {
         case read(path: String, format: OutputFormat)
         case write(path: String, content: String?)
@@ -33,19 +34,23 @@ public final class FileProcedure: Procedure, InputProcedure, OutputProcedure, @u
         var output: Pending<ProcedureResult<JSONValue>> = .pending
     }
 
+    /// What it does.
     public let operation: Operation
     private let state = Locked(State())
 
+    /// A procedure that performs `operation`.
     public init(_ operation: Operation) {
         self.operation = operation
         super.init()
     }
 
+    /// The content to write, the template's values, or the text or JSON to transform.
     public var input: Pending<JSONValue> {
         get { state.withLock { $0.input } }
         set { state.withLock { $0.input = newValue } }
     }
 
+    /// What the operation gives: a file's content, the rendered or transformed text, or `.null`.
     public var output: Pending<ProcedureResult<JSONValue>> {
         get { state.withLock { $0.output } }
         set { state.withLock { $0.output = newValue } }

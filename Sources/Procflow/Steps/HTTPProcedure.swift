@@ -12,17 +12,25 @@ import ProcedureKit
 public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @unchecked Sendable {
     // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex.
 
+    /// What to request and what to accept.
     public struct Options: Sendable {
+        /// The method, such as `GET`.
         public var method: String
+        /// The URL, `http` or `https`.
         public var url: String
+        /// Headers, in order.
         public var headers: [(name: String, value: String)]
+        /// A body given up front: a string as is, anything else as JSON.
         public var body: JSONValue?
         /// The statuses that count as success; empty for 200–299.
         public var expect: [Int]
+        /// What becomes of the response body: nothing, text, or JSON.
         public var output: OutputFormat
         /// Seconds to wait for an answer.
         public var timeout: TimeInterval
 
+        /// Options for a request to `url`; by default a GET with no body, expecting a 2xx status,
+        /// giving the body as text, within 60 s.
         public init(
             method: String = "GET", url: String, headers: [(name: String, value: String)] = [],
             body: JSONValue? = nil, expect: [Int] = [], output: OutputFormat = .text,
@@ -44,10 +52,12 @@ public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @u
         var cancelRequest: (@Sendable () -> Void)?
     }
 
+    /// What it requests.
     public let options: Options
     private let transport: any HTTPTransport
     private let state = Locked(State())
 
+    /// A procedure that makes the request `options` describes through `transport`.
     public init(_ options: Options, transport: any HTTPTransport = CurlTransport.shared) {
         self.options = options
         self.transport = transport
@@ -60,6 +70,7 @@ public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @u
         set { state.withLock { $0.input = newValue } }
     }
 
+    /// The response body as text or JSON, or `.null`, once an accepted answer has come.
     public var output: Pending<ProcedureResult<JSONValue>> {
         get { state.withLock { $0.output } }
         set { state.withLock { $0.output = newValue } }

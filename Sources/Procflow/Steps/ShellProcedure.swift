@@ -82,10 +82,13 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
         case stdout, stderr
     }
 
+    /// How the command runs.
     public struct Options: Sendable {
+        /// The directory the command starts in; procflow's own when `nil`.
         public var workingDirectory: String?
         /// The command's whole environment.
         public var environment: [String: String]
+        /// What becomes of stdout: nothing, text, or JSON.
         public var output: OutputFormat
         /// The most stdout bytes kept for a text or JSON output.
         public var captureLimit: Int
@@ -97,6 +100,8 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
         /// stream.
         public var onOutput: (@Sendable (Stream, [Substring]) -> Void)?
 
+        /// Options; by default procflow's environment, no output, a 16 MiB capture limit, a 5 s
+        /// grace period, the shared process-group registry.
         public init(
             workingDirectory: String? = nil,
             environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -118,6 +123,7 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
     public final class EnvironmentInputs: Sendable {
         private let values = Locked([String: String]())
 
+        /// No values yet.
         public init() {}
 
         /// Sets `name` to `value`: a string as is, any other value as JSON text.
@@ -136,12 +142,16 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
         var run: ProcessRun?
     }
 
+    /// What it runs.
     public let command: Command
+    /// How it runs it.
     public let options: Options
     /// The values ``setEnvironmentValue(_:for:)`` sets, read when the command starts.
     public let environmentInputs: EnvironmentInputs
     private let state = Locked(State())
 
+    /// A procedure that runs `command` with `options`; `environmentInputs` holds the values wired
+    /// into its environment (shared by the attempts of a retry).
     public init(
         _ command: Command, options: Options = Options(),
         environmentInputs: EnvironmentInputs = EnvironmentInputs()
@@ -158,6 +168,7 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
         set { state.withLock { $0.input = newValue } }
     }
 
+    /// `.null`, stdout as text, or stdout as JSON, once the command has succeeded.
     public var output: Pending<ProcedureResult<JSONValue>> {
         get { state.withLock { $0.output } }
         set { state.withLock { $0.output = newValue } }

@@ -1,5 +1,6 @@
 /// Why a step failed, in a sentence that names what went wrong.
 public struct StepError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// What kind of failure it is.
     public enum Code: Equatable, Sendable {
         /// The command could not be started.
         case spawnFailed
@@ -25,20 +26,24 @@ public struct StepError: Error, CustomStringConvertible, Equatable, Sendable {
         case timedOut
     }
 
+    /// What kind of failure it is.
     public let code: Code
     /// The sentence, without the step's name.
     public let message: String
     /// The last lines the command wrote to stderr, for failure reports.
     public let stderrTail: [String]
 
+    /// A failure of kind `code`, explained by `message`, with the command's last lines of stderr.
     public init(_ code: Code, _ message: String, stderrTail: [String] = []) {
         self.code = code
         self.message = message
         self.stderrTail = stderrTail
     }
 
+    /// The message.
     public var description: String { message }
 
+    /// Errors are equal when their codes and messages are: the stderr tail is a report's detail.
     public static func == (lhs: StepError, rhs: StepError) -> Bool {
         lhs.code == rhs.code && lhs.message == rhs.message
     }

@@ -14,11 +14,14 @@ public struct Console: Sendable {
     public var write: @Sendable (String) -> Void
     /// Writes to standard error.
     public var writeError: @Sendable (String) -> Void
+    /// Whether standard output is a terminal.
     public var outputIsTerminal: Bool
+    /// Whether standard error is a terminal.
     public var errorIsTerminal: Bool
     /// The process environment, for `NO_COLOR`, `GITHUB_ACTIONS` and workflow conditions.
     public var environment: [String: String]
 
+    /// A console writing through `write` and `writeError`.
     public init(
         write: @escaping @Sendable (String) -> Void,
         writeError: @escaping @Sendable (String) -> Void,

@@ -16,6 +16,7 @@ public enum FileOperation: Sendable {
     /// Joins files, in order; writes the result if `path` is set.
     case concat(paths: [String], path: String?)
 
+    /// A template: a file to read, or inline text.
     public enum Template: Sendable {
         case file(String)
         case text(String)
@@ -34,6 +35,7 @@ public enum FileOperation: Sendable {
         }
     }
 
+    /// What the operation gives.
     public var outputFormat: OutputFormat {
         switch self {
         case .read(_, let format): return format

@@ -1,7 +1,10 @@
 /// A procedure described in a workflow file.
 public struct Step: Sendable {
+    /// Its id, unique in the file.
     public var id: String
+    /// Free text.
     public var description: String?
+    /// What it does.
     public var kind: Kind
     /// Steps this one runs after, besides those it takes data from.
     public var dependsOn: [Reference]
@@ -12,6 +15,7 @@ public struct Step: Sendable {
     public var when: StepCondition?
     /// Mutual-exclusion categories: no two steps sharing one run at once.
     public var mutex: [String]
+    /// How to retry it when it fails.
     public var retry: Retry?
     /// Seconds the step may run, each attempt.
     public var timeout: Double?
@@ -25,6 +29,7 @@ public struct Step: Sendable {
     public var pointer: JSONPointer
     var offset: Int
 
+    /// What a step does, with what its kind needs.
     public enum Kind: Sendable {
         case shell(Shell)
         case http(HTTP)

@@ -1,8 +1,10 @@
 /// Data taken from another step's output, optionally a part of a JSON output.
 public struct Wire: Sendable {
+    /// The step whose output is taken.
     public var from: Reference
     /// The part of a JSON output to take.
     public var select: JSONPointer?
+    /// Where the wire is in the file.
     public var pointer: JSONPointer
     var offset: Int
 }

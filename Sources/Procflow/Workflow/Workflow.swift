@@ -5,7 +5,9 @@
 public struct Workflow: Sendable {
     /// The path of the file, as given.
     public var path: String
+    /// The workflow's name: its `name`, or the file's name without extension.
     public var name: String
+    /// Free text.
     public var description: String?
     /// Variables in file order, with their values (defaults, or `--var` overrides).
     public var variables: [(name: String, value: String)]
