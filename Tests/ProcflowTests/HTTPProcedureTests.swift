@@ -18,9 +18,10 @@ func startServer(files: [String: String] = [:]) throws -> (LoopbackServer, URL) 
 @Suite("HTTPProcedure")
 struct HTTPProcedureTests {
 
-    private func request(_ options: HTTPProcedure.Options, input: JSONValue? = nil) -> HTTPProcedure
+    private func request(_ http: HTTP, timeout: TimeInterval = 60, input: JSONValue? = nil)
+        -> HTTPProcedure
     {
-        let procedure = HTTPProcedure(options)
+        let procedure = HTTPProcedure(http, timeout: timeout)
         if let input { procedure.input = .ready(input) }
         return run(procedure)
     }
@@ -95,7 +96,7 @@ struct HTTPProcedureTests {
             server.stop()
             try? FileManager.default.removeItem(at: root)
         }
-        let procedure = request(.init(url: "http://127.0.0.1:\(server.port)/delay/5", timeout: 0.5))
+        let procedure = request(.init(url: "http://127.0.0.1:\(server.port)/delay/5"), timeout: 0.5)
         #expect(
             (procedure.error as? StepError)?.message
                 == "no answer from 127.0.0.1:\(server.port) within 0.5 s")
@@ -107,14 +108,14 @@ struct HTTPProcedureTests {
             server.stop()
             try? FileManager.default.removeItem(at: root)
         }
-        let procedure = request(.init(url: "https://127.0.0.1:\(server.port)/", timeout: 10))
+        let procedure = request(.init(url: "https://127.0.0.1:\(server.port)/"), timeout: 10)
         let message = (procedure.error as? StepError)?.message ?? ""
         #expect(message.hasPrefix("TLS failed with 127.0.0.1:\(server.port)"), "\(message)")
         #expect(!message.contains("\n"))
     }
 
     @Test func anUnknownHostIsAOneLineError() {
-        let procedure = request(.init(url: "http://no-such-host.invalid/", timeout: 20))
+        let procedure = request(.init(url: "http://no-such-host.invalid/"), timeout: 20)
         let message = (procedure.error as? StepError)?.message ?? ""
         #expect(
             message.hasPrefix("cannot resolve the host no-such-host.invalid")

@@ -18,7 +18,7 @@ struct HTTPTimeoutTests {
         }
         let started = Date()
         let procedure = run(
-            HTTPProcedure(.init(url: "http://127.0.0.1:\(server.port)/delay/10", timeout: timeout)))
+            HTTPProcedure(.init(url: "http://127.0.0.1:\(server.port)/delay/10"), timeout: timeout))
         let elapsed = Date().timeIntervalSince(started)
         #expect(
             (procedure.error as? StepError)?.message
@@ -38,7 +38,7 @@ struct HTTPTimeoutTests {
         }
         let procedure = run(
             HTTPProcedure(
-                .init(url: "http://127.0.0.1:\(server.port)/delay/\(delay)", timeout: timeout)))
+                .init(url: "http://127.0.0.1:\(server.port)/delay/\(delay)"), timeout: timeout))
         #expect(procedure.error == nil)
         #expect(procedure.output.value?.value == .string("waited \(delay) s\n"))
     }

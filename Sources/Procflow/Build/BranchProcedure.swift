@@ -2,14 +2,12 @@ import Foundation
 import ProcedureKit
 
 /// A workflow branch: waits for the value it reads, then adds the procedures of the first case
-/// whose value equals it (or of `otherwise`) as children — the seeds' branching group.
-final class BranchProcedure: GroupProcedure, InputProcedure, OutputProcedure, @unchecked Sendable {
-    // @unchecked Sendable: mutable state lives in `values`, a `Locked` mutex.
-    private let values = Locked(
-        (
-            input: Pending<JSONValue>.pending, output: Pending<ProcedureResult<JSONValue>>.pending,
-            chosen: String?.none
-        ))
+/// whose value equals it (or of `otherwise`) as children — the seeds' branching group. Its
+/// output is `null`, as a group's without `outputFrom`.
+final class BranchProcedure: StepGroupProcedure, @unchecked Sendable {
+    // @unchecked Sendable: the case chosen lives in `chosen`, a `Locked` mutex; the rest is
+    // constant.
+    private let chosen = Locked<String?>(nil)
     private let branch: Branch
     private let makeCase: @Sendable ([Step]) -> [Operation]
 
@@ -20,34 +18,21 @@ final class BranchProcedure: GroupProcedure, InputProcedure, OutputProcedure, @u
     ) {
         self.branch = branch
         self.makeCase = makeCase
-        super.init(operations: [])
-        transformChildErrorBlock = keepingFailures(tolerating: tolerated)
-    }
-
-    var input: Pending<JSONValue> {
-        get { values.withLock { $0.input } }
-        set { values.withLock { $0.input = newValue } }
-    }
-
-    var output: Pending<ProcedureResult<JSONValue>> {
-        get { values.withLock { $0.output } }
-        set { values.withLock { $0.output = newValue } }
+        super.init(children: [], tolerated: tolerated)
     }
 
     /// The case taken, as the summary describes it, once the branch has run.
     var chosenCase: String? {
-        values.withLock { $0.chosen }
+        chosen.withLock { $0 }
     }
 
     override func execute() {
         let value = input.value ?? .null
-        let chosen = branch.cases.first { $0.equals == value }
-        let steps = chosen?.steps ?? branch.otherwise
-        values.withLock {
-            $0.output = .ready(.success(.null))
-            $0.chosen = chosen.map { "= \(JSONWriter.string($0.equals))" } ?? "otherwise"
+        let taken = branch.cases.first { $0.equals == value }
+        chosen.withLock {
+            $0 = taken.map { "= \(JSONWriter.string($0.equals))" } ?? "otherwise"
         }
-        addChildren(makeCase(steps))
+        addChildren(makeCase(taken?.steps ?? branch.otherwise))
         super.execute()
     }
 }

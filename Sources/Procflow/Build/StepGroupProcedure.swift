@@ -6,8 +6,7 @@ import ProcedureKit
 ///
 /// Only genuine failures of children become the group's error: skips, and failures of
 /// children marked `continueOnError`, do not fail the group.
-final class StepGroupProcedure: GroupProcedure, InputProcedure, OutputProcedure, @unchecked Sendable
-{
+class StepGroupProcedure: GroupProcedure, InputProcedure, OutputProcedure, @unchecked Sendable {
     // @unchecked Sendable: input and output live in `values`, a `Locked` mutex.
     private let values = Locked(
         (input: Pending<JSONValue>.pending, output: Pending<ProcedureResult<JSONValue>>.pending))

@@ -176,11 +176,7 @@ final class WorkflowBuilder: @unchecked Sendable {
     }
 
     private func makeHTTP(_ http: HTTP, timeout: TimeInterval?) -> HTTPProcedure {
-        HTTPProcedure(
-            .init(
-                method: http.method, url: http.url, headers: http.headers, body: http.body,
-                expect: http.expect,
-                output: http.output, timeout: timeout ?? 60))
+        HTTPProcedure(http, timeout: timeout ?? 60)
     }
 
     private func makeFile(_ operation: FileOperation) -> FileProcedure {

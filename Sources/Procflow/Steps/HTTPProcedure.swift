@@ -12,54 +12,26 @@ import ProcedureKit
 public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @unchecked Sendable {
     // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex.
 
-    /// What to request and what to accept.
-    public struct Options: Sendable {
-        /// The method, such as `GET`.
-        public var method: String
-        /// The URL, `http` or `https`.
-        public var url: String
-        /// Headers, in order.
-        public var headers: [(name: String, value: String)]
-        /// A body given up front: a string as is, anything else as JSON.
-        public var body: JSONValue?
-        /// The statuses that count as success; empty for 200–299.
-        public var expect: [Int]
-        /// What becomes of the response body: nothing, text, or JSON.
-        public var output: OutputFormat
-        /// Seconds to wait for an answer.
-        public var timeout: TimeInterval
-
-        /// Options for a request to `url`; by default a GET with no body, expecting a 2xx status,
-        /// giving the body as text, within 60 s.
-        public init(
-            method: String = "GET", url: String, headers: [(name: String, value: String)] = [],
-            body: JSONValue? = nil, expect: [Int] = [], output: OutputFormat = .text,
-            timeout: TimeInterval = 60
-        ) {
-            self.method = method
-            self.url = url
-            self.headers = headers
-            self.body = body
-            self.expect = expect
-            self.output = output
-            self.timeout = timeout
-        }
-    }
-
     private struct State {
         var input: Pending<JSONValue> = .pending
         var output: Pending<ProcedureResult<JSONValue>> = .pending
         var cancelRequest: (@Sendable () -> Void)?
     }
 
-    /// What it requests.
-    public let options: Options
+    /// What it requests, and what it accepts.
+    public let request: HTTP
+    /// Seconds the whole exchange may take.
+    public let timeout: TimeInterval
     private let transport: any HTTPTransport
     private let state = Locked(State())
 
-    /// A procedure that makes the request `options` describes through `transport`.
-    public init(_ options: Options, transport: any HTTPTransport = CurlTransport.shared) {
-        self.options = options
+    /// A procedure that makes `request` through `transport`, giving up after `timeout` seconds.
+    public init(
+        _ request: HTTP, timeout: TimeInterval = 60,
+        transport: any HTTPTransport = CurlTransport.shared
+    ) {
+        self.request = request
+        self.timeout = timeout
         self.transport = transport
         super.init()
     }
@@ -77,9 +49,9 @@ public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @u
     }
 
     public override func execute() {
-        var headers = options.headers
+        var headers = request.headers
         var body: [UInt8]?
-        if let value = input.value ?? options.body {
+        if let value = input.value ?? request.body {
             body = Array(value.text.utf8)
             let isJSON: Bool
             if case .string = value { isJSON = false } else { isJSON = true }
@@ -87,10 +59,10 @@ public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @u
                 headers.append(("Content-Type", "application/json"))
             }
         }
-        let request = HTTPRequest(
-            method: options.method, url: options.url, headers: headers, body: body,
-            timeout: options.timeout)
-        let cancel = transport.send(request) { [self] result in
+        let message = HTTPRequest(
+            method: request.method, url: request.url, headers: headers, body: body,
+            timeout: timeout)
+        let cancel = transport.send(message) { [self] result in
             switch result {
             case .success(let response): received(response)
             case .failure(let error): finish(withResult: .failure(error))
@@ -117,18 +89,18 @@ public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @u
 
     private func received(_ response: HTTPResponse) {
         let accepted =
-            options.expect.isEmpty
-            ? (200..<300).contains(response.status) : options.expect.contains(response.status)
+            request.expect.isEmpty
+            ? (200..<300).contains(response.status) : request.expect.contains(response.status)
         guard accepted else {
             var excerpt = String(decoding: response.body.prefix(200), as: UTF8.self)
                 .replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
             if response.body.count > 200 { excerpt += "…" }
             let reason = Self.reasons[response.status].map { " \($0)" } ?? ""
-            var message = "\(options.method) \(options.url) answered \(response.status)\(reason)"
+            var message = "\(request.method) \(request.url) answered \(response.status)\(reason)"
             if !excerpt.isEmpty { message += ": \(excerpt)" }
             return finish(withResult: .failure(StepError(.httpStatus(response.status), message)))
         }
-        switch options.output {
+        switch request.output {
         case .none:
             finish(withResult: .success(.null))
         case .text:
@@ -141,7 +113,7 @@ public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @u
                     withResult: .failure(
                         StepError(
                             .invalidJSON,
-                            "the response from \(options.url) is not valid JSON: \(error.message)"))
+                            "the response from \(request.url) is not valid JSON: \(error.message)"))
                 )
             }
         }

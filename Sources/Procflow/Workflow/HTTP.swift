@@ -1,4 +1,4 @@
-/// An HTTP request.
+/// An HTTP request, as a workflow describes it and ``HTTPProcedure`` makes it.
 public struct HTTP: Sendable {
     /// The method, such as `GET`.
     public var method: String
@@ -12,4 +12,18 @@ public struct HTTP: Sendable {
     public var expect: [Int]
     /// What becomes of the response body.
     public var output: OutputFormat
+
+    /// A request to `url`; by default a GET with no headers or body, accepting 2xx statuses,
+    /// whose body becomes text.
+    public init(
+        method: String = "GET", url: String, headers: [(name: String, value: String)] = [],
+        body: JSONValue? = nil, expect: [Int] = [], output: OutputFormat = .text
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.expect = expect
+        self.output = output
+    }
 }
