@@ -37,14 +37,12 @@ struct JSONNode {
     }
 }
 extension JSONNode {
+    /// The value's JSON type, for messages, as ``JSONValue/typeDescription`` words it.
     var typeDescription: String {
         switch value {
-        case .null: return "null"
-        case .bool: return "a boolean"
-        case .number: return "a number"
-        case .string: return "a string"
-        case .array: return "an array"
-        case .object: return "an object"
+        case .array: return JSONValue.array([]).typeDescription
+        case .object: return JSONValue.object([:]).typeDescription
+        case .null, .bool, .number, .string: return plain.typeDescription
         }
     }
 }
