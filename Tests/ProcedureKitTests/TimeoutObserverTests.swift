@@ -1,0 +1,50 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import ProcedureKit
+
+@Suite("TimeoutObserver")
+struct TimeoutObserverTests {
+
+    @Test(arguments: [0.0, -1.0, -.infinity])
+    func anIntervalThatIsNotPositiveSetsNoLimit(interval: TimeInterval) {
+        let procedure = DelayProcedure(by: 0.05)
+        procedure.addObserver(TimeoutObserver(by: interval))
+        ProcedureQueue().addOperation(procedure)
+        waitForFinish(procedure)
+        #expect(!procedure.isCancelled)
+        #expect(procedure.error == nil)
+    }
+
+    @Test func aDateCancelsTheProcedureWhenItPasses() {
+        let procedure = DelayProcedure(by: 30)
+        procedure.addObserver(TimeoutObserver(until: Date().addingTimeInterval(0.05)))
+        ProcedureQueue().addOperation(procedure)
+        waitForFinish(procedure)
+        #expect(procedure.isCancelled)
+        let error = procedure.error as? ProcedureKitError
+        guard case .timedOut(let after)? = error?.context else {
+            Issue.record("expected a timeout, got \(String(describing: error))")
+            return
+        }
+        #expect(after > 0 && after <= 0.05)
+    }
+
+    @Test func aDateThatHasPassedSetsNoLimit() {
+        let procedure = DelayProcedure(by: 0.05)
+        procedure.addObserver(TimeoutObserver(until: Date().addingTimeInterval(-1)))
+        ProcedureQueue().addOperation(procedure)
+        waitForFinish(procedure)
+        #expect(!procedure.isCancelled)
+    }
+}
+
+@Suite("Timeout messages")
+struct TimeoutMessageTests {
+
+    @Test(arguments: [Double.infinity, -.infinity, .nan, 1e300])
+    func anyIntervalReadsAsASentence(interval: Double) {
+        #expect(ProcedureKitError.timedOut(after: interval).description.hasSuffix(" s."))
+    }
+}
