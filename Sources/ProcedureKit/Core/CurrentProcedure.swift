@@ -20,7 +20,8 @@ enum CurrentProcedure {
 
     /// Whether the current thread is handling `procedure`'s events, and no other's inside them.
     static func isHandling(_ procedure: Procedure) -> Bool {
-        pthread_getspecific(key) == UnsafeRawPointer(Unmanaged.passUnretained(procedure).toOpaque())
+        let current: UnsafeMutableRawPointer? = pthread_getspecific(key)
+        return current == Unmanaged.passUnretained(procedure).toOpaque()
     }
 
     /// Runs `body`, which handles `procedure`'s events.
