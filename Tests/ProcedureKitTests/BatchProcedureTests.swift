@@ -174,7 +174,9 @@ struct BatchProcedureTests {
     @Test func cancellingTheBatchCancelsItsElementsAndGivesNoOutput() {
         let batch = BatchProcedure<AsyncTransformProcedure<Int, Int>> { _, _ in
             AsyncTransformProcedure { value, finish in
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { finish(.success(value)) }
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
+                    finish(.success(value))
+                }
             }
         }
         batch.input = .ready([1, 2, 3])

@@ -51,7 +51,8 @@ struct CollectionHelperTests {
     @Test func gatheredOutputsEveryOutputInOrder() {
         let procedures = (0..<5).map { index in
             AsyncResultProcedure<Int> { finish in
-                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds((5 - index) * 5)) {
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds((5 - index) * 5))
+                {
                     finish(.success(index))
                 }
             }
@@ -78,7 +79,9 @@ struct CollectionHelperTests {
 
     @Test func thenMakesTheNextOperationsWaitForEveryOne() {
         let events = Recorder<String>()
-        let first = [TestProcedure(name: "a", events: events), TestProcedure(name: "b", events: events)]
+        let first = [
+            TestProcedure(name: "a", events: events), TestProcedure(name: "b", events: events),
+        ]
         let last = TestProcedure(name: "c", events: events)
         let all = first.then(do: last)
         #expect(all.map(\.name) == ["a", "b", "c"])

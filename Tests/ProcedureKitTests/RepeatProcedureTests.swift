@@ -50,7 +50,9 @@ struct RepeatProcedureTests {
         ProcedureQueue().addOperation(repeated)
         waitForFinish(repeated)
         #expect(
-            events.all.filter { $0.contains("will add") } == ["R will add run 1", "R will add run 2"])
+            events.all.filter { $0.contains("will add") } == [
+                "R will add run 1", "R will add run 2",
+            ])
     }
 
     @Test func everyProcedureGetsTheInputAndTheOutputIsTheLast() {

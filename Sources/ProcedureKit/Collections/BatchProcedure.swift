@@ -45,21 +45,14 @@ open class BatchProcedure<Transform: Procedure & InputProcedure & OutputProcedur
         @Sendable (_ index: Int, _ procedure: Transform, _ error: (any Error)?) ->
         BatchElementOutcome<Transform.Output>
 
-    private enum Slot {
-        case waiting
-        case value(Transform.Output)
-        case omitted
-    }
-
-    private struct BatchState {
-        var input: Pending<[Transform.Input]> = .pending
-        var output: Pending<ProcedureResult<[Transform.Output]>> = .pending
-        var indices: [ObjectIdentifier: Int] = [:]
-        var slots: [Slot] = []
-        var hasFailedFast = false
-    }
-
-    private let batch = Locked(BatchState())
+    private let values = Locked(
+        (
+            input: Pending<[Transform.Input]>.pending,
+            output: Pending<ProcedureResult<[Transform.Output]>>.pending
+        ))
+    /// Not generic, so that an element finishing reads no generic type metadata.
+    private let elements = Locked(BatchElements())
+    private let substitutes = Locked([Int: Transform.Output]())
     private let makeProcedure: Factory
     private let failureRule: FailureRule
 
@@ -83,14 +76,14 @@ open class BatchProcedure<Transform: Procedure & InputProcedure & OutputProcedur
 
     /// The elements, one per procedure.
     public var input: Pending<[Transform.Input]> {
-        get { batch.withLock { $0.input } }
-        set { batch.withLock { $0.input = newValue } }
+        get { values.withLock { $0.input } }
+        set { values.withLock { $0.input = newValue } }
     }
 
     /// The outputs of the elements' procedures, in the order of the elements.
     public var output: Pending<ProcedureResult<[Transform.Output]>> {
-        get { batch.withLock { $0.output } }
-        set { batch.withLock { $0.output = newValue } }
+        get { values.withLock { $0.output } }
+        set { values.withLock { $0.output = newValue } }
     }
 
     open override func execute() {
@@ -101,22 +94,16 @@ open class BatchProcedure<Transform: Procedure & InputProcedure & OutputProcedur
         super.execute()
     }
 
-    private func makeProcedures(for elements: [Transform.Input]) -> [Transform] {
+    private func makeProcedures(for values: [Transform.Input]) -> [Transform] {
         var procedures: [Transform] = []
-        procedures.reserveCapacity(elements.count)
-        var indices: [ObjectIdentifier: Int] = [:]
-        indices.reserveCapacity(elements.count)
-        for (index, element) in elements.enumerated() {
-            let procedure = makeProcedure(index, element)
-            procedure.input = .ready(element)
+        procedures.reserveCapacity(values.count)
+        for (index, value) in values.enumerated() {
+            let procedure = makeProcedure(index, value)
+            procedure.input = .ready(value)
             procedure.didInjectInput()
-            indices[ObjectIdentifier(procedure)] = index
             procedures.append(procedure)
         }
-        batch.withLock { batch in
-            batch.indices = indices
-            batch.slots = Array(repeating: .waiting, count: elements.count)
-        }
+        elements.withLock { $0.procedures = procedures }
         return procedures
     }
 
@@ -124,15 +111,12 @@ open class BatchProcedure<Transform: Procedure & InputProcedure & OutputProcedur
         guard let element = child as? Transform else {
             return super.child(child, willFinishWithError: error)
         }
-        let value = error == nil ? element.output.value?.value : nil
-        let found = batch.withLock { batch -> (index: Int, isDone: Bool)? in
-            guard let index = batch.indices[ObjectIdentifier(child)] else { return nil }
-            if let value { batch.slots[index] = .value(value) }
-            return (index, value != nil || batch.hasFailedFast)
+        if error == nil, !element.isCancelled, case .ready(.success) = element.output { return }
+        guard let index = elements.withLock({ $0.index(of: child) }) else {
+            return super.child(child, willFinishWithError: error)
         }
-        guard let found else { return super.child(child, willFinishWithError: error) }
-        guard !found.isDone, !isCancelled else { return }
-        apply(failureRule(found.index, element, error), to: found.index, of: child)
+        guard !isCancelled, !elements.withLock({ $0.hasFailedFast }) else { return }
+        apply(failureRule(index, element, error), to: index, of: child)
     }
 
     private func apply(
@@ -140,13 +124,13 @@ open class BatchProcedure<Transform: Procedure & InputProcedure & OutputProcedur
     ) {
         switch outcome {
         case .substitute(let value):
-            batch.withLock { $0.slots[index] = .value(value) }
+            substitutes.withLock { $0[index] = value }
         case .omit:
-            batch.withLock { $0.slots[index] = .omitted }
+            elements.withLock { _ = $0.omitted.insert(index) }
         case .fail(let error):
             super.child(child, willFinishWithError: error)
         case .failFast(let error):
-            batch.withLock { $0.hasFailedFast = true }
+            elements.withLock { $0.hasFailedFast = true }
             super.child(child, willFinishWithError: error)
             let reason = ProcedureKitError.parent(cancelledWithError: error)
             for case let element as Transform in children where !element.isFinished {
@@ -158,25 +142,56 @@ open class BatchProcedure<Transform: Procedure & InputProcedure & OutputProcedur
     /// Sets the output as the batch finishes: its error, or the elements' values.
     open override func procedureWillFinish(with error: (any Error)?) {
         super.procedureWillFinish(with: error)
+        let (procedures, omitted) = elements.withLock { elements in
+            defer { elements.procedures = [] }
+            return (elements.procedures, elements.omitted)
+        }
         if let error {
             output = .ready(.failure(error))
         } else if !isCancelled {
-            output = .ready(gatheredValues())
+            output = .ready(gathered(procedures, leavingOut: omitted))
         }
     }
 
-    private func gatheredValues() -> ProcedureResult<[Transform.Output]> {
-        batch.withLock { batch in
-            var values: [Transform.Output] = []
-            values.reserveCapacity(batch.slots.count)
-            for slot in batch.slots {
-                switch slot {
-                case .value(let value): values.append(value)
-                case .omitted: continue
-                case .waiting: return .failure(ProcedureKitError.requirementNotSatisfied())
-                }
-            }
-            return .success(values)
+    /// The values of the elements' procedures, or of their substitutes, in order.
+    private func gathered(
+        _ procedures: [Procedure], leavingOut omitted: Set<Int>
+    ) -> ProcedureResult<[Transform.Output]> {
+        let substitutes = substitutes.withLock { $0 }
+        var values: [Transform.Output] = []
+        values.reserveCapacity(procedures.count)
+        for (index, procedure) in procedures.enumerated() {
+            if !omitted.isEmpty, omitted.contains(index) { continue }
+            let substitute = substitutes.isEmpty ? nil : substitutes[index]
+            guard
+                let value = substitute
+                    ?? unsafeDowncast(procedure, to: Transform.self).output.value?.value
+            else { return .failure(ProcedureKitError.requirementNotSatisfied()) }
+            values.append(value)
         }
+        return .success(values)
+    }
+}
+
+/// A batch's elements, as plain procedures.
+private struct BatchElements {
+    /// In the order of the input; emptied once the batch has gathered their outputs.
+    var procedures: [Procedure] = []
+    /// Where each procedure is in `procedures`; made the first time it is needed, as most
+    /// batches never need it.
+    var indices: [ObjectIdentifier: Int]?
+    var omitted = Set<Int>()
+    var hasFailedFast = false
+
+    mutating func index(of procedure: Procedure) -> Int? {
+        if indices == nil {
+            var made: [ObjectIdentifier: Int] = [:]
+            made.reserveCapacity(procedures.count)
+            for (index, element) in procedures.enumerated() {
+                made[ObjectIdentifier(element)] = index
+            }
+            indices = made
+        }
+        return indices?[ObjectIdentifier(procedure)]
     }
 }

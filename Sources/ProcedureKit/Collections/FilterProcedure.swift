@@ -12,7 +12,9 @@ open class FilterProcedure<Element>: TransformProcedure<[Element], [Element]>, @
     }
 
     /// Creates a procedure that keeps the elements of `source` for which `isIncluded` is true.
-    public convenience init(source: [Element], isIncluded: @escaping @Sendable (Element) throws -> Bool) {
+    public convenience init(
+        source: [Element], isIncluded: @escaping @Sendable (Element) throws -> Bool
+    ) {
         self.init(isIncluded: isIncluded)
         input = .ready(source)
     }

@@ -12,7 +12,9 @@ open class MapProcedure<Element, Mapped>: TransformProcedure<[Element], [Mapped]
     }
 
     /// Creates a procedure that maps `source` with `transform`.
-    public convenience init(source: [Element], transform: @escaping @Sendable (Element) throws -> Mapped) {
+    public convenience init(
+        source: [Element], transform: @escaping @Sendable (Element) throws -> Mapped
+    ) {
         self.init(transform: transform)
         input = .ready(source)
     }

@@ -9,7 +9,8 @@ open class ReduceProcedure<Element, Reduced: Sendable>: TransformProcedure<[Elem
 
     /// Creates a procedure that reduces its input from `initial` with `nextPartialResult`.
     public init(
-        initial: Reduced, nextPartialResult: @escaping @Sendable (Reduced, Element) throws -> Reduced
+        initial: Reduced,
+        nextPartialResult: @escaping @Sendable (Reduced, Element) throws -> Reduced
     ) {
         super.init { try $0.reduce(initial, nextPartialResult) }
     }

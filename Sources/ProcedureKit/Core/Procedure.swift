@@ -506,7 +506,8 @@ open class Procedure: Operation, @unchecked Sendable {
     }
 
     private func handleFinish(_ requestedError: (any Error)?) {
-        let begun = protected.withLock { protected -> (error: (any Error)?, queue: ProcedureQueue?)? in
+        let begun = protected.withLock {
+            protected -> (error: (any Error)?, queue: ProcedureQueue?)? in
             guard protected.state == .executing || protected.state == .pending else { return nil }
             protected.transition(to: .finishing)
             protected.error = protected.cancelError ?? requestedError

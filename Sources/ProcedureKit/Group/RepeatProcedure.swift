@@ -84,7 +84,9 @@ open class RepeatProcedure<T: Procedure>: GroupProcedure, @unchecked Sendable {
         body: @escaping @Sendable (_ n: Int) -> T?
     ) {
         precondition((max ?? 1) >= 1, "A repeat makes at least one procedure.")
-        guard let first = body(1) else { preconditionFailure("The body must make the first procedure.") }
+        guard let first = body(1) else {
+            preconditionFailure("The body must make the first procedure.")
+        }
         self.maxCount = max
         self.wait = wait
         self.body = body
@@ -122,7 +124,9 @@ open class RepeatProcedure<T: Procedure>: GroupProcedure, @unchecked Sendable {
     /// its limit, or the body returns `nil`; returns whether it did.
     private func addNext() -> Bool {
         let made = repeatState.withLock { $0.count }
-        guard !isCancelled, made < (maxCount ?? .max), let next = body(made + 1) else { return false }
+        guard !isCancelled, made < (maxCount ?? .max), let next = body(made + 1) else {
+            return false
+        }
         let applyInput = repeatState.withLock { state in
             state.count = made + 1
             state.current = next

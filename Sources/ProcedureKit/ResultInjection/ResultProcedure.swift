@@ -53,8 +53,10 @@ open class TransformProcedure<Input, Output>: Procedure, InputProcedure, OutputP
     }
 
     private let body: Body
-    private let values = Locked(
-        (input: Pending<Input>.pending, output: Pending<ProcedureResult<Output>>.pending))
+    // Two mutexes rather than one around a tuple: unspecialised generic code looks up the
+    // metadata of every type it touches, and a tuple of generic types costs several lookups.
+    private let storedInput = Locked(Pending<Input>.pending)
+    private let storedOutput = Locked(Pending<ProcedureResult<Output>>.pending)
 
     /// Creates a procedure whose output is `transform` applied to its input.
     public init(transform: @escaping @Sendable (Input) throws -> Output) {
@@ -68,13 +70,13 @@ open class TransformProcedure<Input, Output>: Procedure, InputProcedure, OutputP
     }
 
     public var input: Pending<Input> {
-        get { values.withLock { $0.input } }
-        set { values.withLock { $0.input = newValue } }
+        get { storedInput.withLock { $0 } }
+        set { storedInput.withLock { $0 = newValue } }
     }
 
     public var output: Pending<ProcedureResult<Output>> {
-        get { values.withLock { $0.output } }
-        set { values.withLock { $0.output = newValue } }
+        get { storedOutput.withLock { $0 } }
+        set { storedOutput.withLock { $0 = newValue } }
     }
 
     open override func execute() {
