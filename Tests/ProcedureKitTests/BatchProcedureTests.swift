@@ -189,25 +189,13 @@ struct BatchProcedureTests {
     }
 
     @Test func elementsThatAreGroupsGetTheirElementThroughABinding() {
-        final class Squares: GroupProcedure, InputProcedure, OutputProcedure, @unchecked Sendable {
-            private let values = Locked(
-                (input: Pending<Int>.pending, output: Pending<ProcedureResult<Int>>.pending))
-            var input: Pending<Int> {
-                get { values.withLock { $0.input } }
-                set { values.withLock { $0.input = newValue } }
-            }
-            var output: Pending<ProcedureResult<Int>> {
-                get { values.withLock { $0.output } }
-                set { values.withLock { $0.output = newValue } }
-            }
-            init() {
-                let square = TransformProcedure<Int, Int> { $0 * $0 }
-                super.init(operations: [square])
-                bind(to: square)
-                bind(from: square)
-            }
+        let batch = BatchProcedure<BoundGroup<Int, Int>> { _, _ in
+            let square = TransformProcedure<Int, Int> { $0 * $0 }
+            let group = BoundGroup<Int, Int>(operations: [square])
+            group.bind(to: square)
+            group.bind(from: square)
+            return group
         }
-        let batch = BatchProcedure { Squares() }
         batch.input = .ready([1, 2, 3])
         ProcedureQueue().addOperation(batch)
         waitForFinish(batch)
