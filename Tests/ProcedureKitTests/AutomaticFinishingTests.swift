@@ -21,38 +21,38 @@ private final class SelfFinishing: Procedure, @unchecked Sendable {
 @Suite("disableAutomaticFinishing")
 struct AutomaticFinishingTests {
 
-    @Test func aProcedureCancelledBeforeItIsQueuedStillExecutes() {
+    @Test func aProcedureCancelledBeforeItIsQueuedStillExecutes() async {
         let procedure = SelfFinishing()
         procedure.cancel(with: TestError(tag: "early"))
         ProcedureQueue().addOperation(procedure)
-        waitForFinish(procedure)
+        await waitForFinish(procedure)
         #expect(procedure.events.all == ["execute cancelled"])
         #expect(procedure.error as? TestError == TestError(tag: "early"))
     }
 
-    @Test func aProcedureCancelledWhileWaitingExecutesWithoutWaitingFurther() {
+    @Test func aProcedureCancelledWhileWaitingExecutesWithoutWaitingFurther() async {
         let procedure = SelfFinishing()
         procedure.addDependency(TestProcedure())  // never queued, so never finishes
         ProcedureQueue().addOperation(procedure)
         procedure.cancel()
-        waitForFinish(procedure)
+        await waitForFinish(procedure)
         #expect(procedure.events.all == ["execute cancelled"])
     }
 
-    @Test func aWillExecuteObserverThatCancelsDoesNotStopExecute() {
+    @Test func aWillExecuteObserverThatCancelsDoesNotStopExecute() async {
         let procedure = SelfFinishing()
         procedure.addWillExecuteBlockObserver { $0.cancel() }
         ProcedureQueue().addOperation(procedure)
-        waitForFinish(procedure)
+        await waitForFinish(procedure)
         #expect(procedure.events.all == ["execute cancelled"])
     }
 
-    @Test func byDefaultACancelledProcedureNeverExecutes() {
+    @Test func byDefaultACancelledProcedureNeverExecutes() async {
         let procedure = TestProcedure()
         #expect(!procedure.isAutomaticFinishingDisabled)
         procedure.cancel()
         ProcedureQueue().addOperation(procedure)
-        waitForFinish(procedure)
+        await waitForFinish(procedure)
         #expect(!procedure.didExecute)
     }
 }

@@ -25,16 +25,16 @@ private func evensOnly(_ index: Int, _ element: Int) -> TransformProcedure<Int, 
 @Suite("BatchProcedure")
 struct BatchProcedureTests {
 
-    @Test func outputsTheElementsOutputsInOrder() {
+    @Test func outputsTheElementsOutputsInOrder() async {
         let batch = BatchProcedure(via: doubling)
         batch.input = .ready(Array(0..<20))
         ProcedureQueue().addOperation(batch)
-        waitForFinish(batch)
+        await waitForFinish(batch)
         #expect(batch.output.value?.value == (0..<20).map { $0 * 2 })
         #expect(batch.children.count == 20)
     }
 
-    @Test func takesAnInjectedInputAndGivesItsOutputOn() {
+    @Test func takesAnInjectedInputAndGivesItsOutputOn() async {
         let source = ResultProcedure { [3, 1, 2] }
         let batch = BatchProcedure<TransformProcedure<Int, String>> { _, _ in
             TransformProcedure { String($0) }
@@ -42,11 +42,11 @@ struct BatchProcedureTests {
         let joined = TransformProcedure<[String], String> { $0.joined() }.injectResult(from: batch)
         let queue = ProcedureQueue()
         queue.addOperations(source, batch, joined)
-        waitUntilIdle(queue)
+        await waitUntilIdle(queue)
         #expect(joined.output.value?.value == "312")
     }
 
-    @Test func theFactoryGetsEachIndexAndElement() {
+    @Test func theFactoryGetsEachIndexAndElement() async {
         let made = Recorder<String>()
         let batch = BatchProcedure<TransformProcedure<String, String>> { index, element in
             made.append("\(index)=\(element)")
@@ -54,11 +54,11 @@ struct BatchProcedureTests {
         }
         batch.input = .ready(["a", "b"])
         ProcedureQueue().addOperation(batch)
-        waitForFinish(batch)
+        await waitForFinish(batch)
         #expect(made.all == ["0=a", "1=b"])
     }
 
-    @Test func theGroupsConcurrencyLimitApplies() {
+    @Test func theGroupsConcurrencyLimitApplies() async {
         let counts = Locked((current: 0, peak: 0))
         let batch = BatchProcedure<TransformProcedure<Int, Int>> { _, _ in
             TransformProcedure { value in
@@ -76,33 +76,33 @@ struct BatchProcedureTests {
         batch.maxConcurrentOperationCount = 2
         batch.input = .ready(Array(0..<6))
         ProcedureQueue().addOperation(batch)
-        waitForFinish(batch, timeout: 60)
+        await waitForFinish(batch, timeout: 60)
         #expect(counts.withLock { $0.peak } == 2)
         #expect(batch.output.value?.value == Array(0..<6))
     }
 
-    @Test func observersHearEachElementAdded() {
+    @Test func observersHearEachElementAdded() async {
         let events = Recorder<String>()
         let batch = BatchProcedure(via: evensOnly)
         batch.addObserver(
             BlockObserver(willAdd: { _, operation in events.append(operation.name ?? "") }))
         batch.input = .ready([0, 2, 4])
         ProcedureQueue().addOperation(batch)
-        waitForFinish(batch)
+        await waitForFinish(batch)
         #expect(events.count == 3)
     }
 
-    @Test func byDefaultAFailedElementFailsTheBatchOnceAllHaveFinished() {
+    @Test func byDefaultAFailedElementFailsTheBatchOnceAllHaveFinished() async {
         let batch = BatchProcedure(via: evensOnly)
         batch.input = .ready([0, 1, 2, 4])
         ProcedureQueue().addOperation(batch)
-        waitForFinish(batch)
+        await waitForFinish(batch)
         #expect(batch.error as? TestError == TestError(tag: "odd 1"))
         #expect(batch.output.value?.error as? TestError == TestError(tag: "odd 1"))
         #expect(batch.children.allSatisfy { !$0.isCancelled })
     }
 
-    @Test func aFailFastRuleCancelsTheElementsNotFinished() {
+    @Test func aFailFastRuleCancelsTheElementsNotFinished() async {
         let gate = DispatchSemaphore(value: 0)
         let batch = BatchProcedure<AsyncTransformProcedure<Int, Int>>(
             failureRule: { _, _, error in .failFast(error ?? TestError(tag: "none")) },
@@ -118,16 +118,16 @@ struct BatchProcedureTests {
         batch.maxConcurrentOperationCount = 1
         batch.input = .ready([0, 1, 2])
         ProcedureQueue().addOperation(batch)
-        #expect(eventually { batch.children.count == 3 && batch.children[1].isCancelled })
+        #expect(await eventually { batch.children.count == 3 && batch.children[1].isCancelled })
         gate.signal()
         gate.signal()
-        waitForFinish(batch)
+        await waitForFinish(batch)
         #expect(batch.error as? TestError == TestError(tag: "first"))
         let cancelled = batch.children.filter { $0.isCancelled }
         #expect(cancelled.count == 2)
     }
 
-    @Test func aRuleCanSubstituteOrOmitFailedElements() {
+    @Test func aRuleCanSubstituteOrOmitFailedElements() async {
         let substituted = BatchProcedure<TransformProcedure<Int, Int>>(
             failureRule: { index, _, _ in .substitute(-index) }, via: evensOnly)
         substituted.input = .ready([0, 1, 2, 3])
@@ -136,13 +136,13 @@ struct BatchProcedureTests {
         omitted.input = .ready([0, 1, 2, 3])
         let queue = ProcedureQueue()
         queue.addOperations(substituted, omitted)
-        waitUntilIdle(queue)
+        await waitUntilIdle(queue)
         #expect(substituted.output.value?.value == [0, -1, 4, -3])
         #expect(substituted.error == nil)
         #expect(omitted.output.value?.value == [0, 4])
     }
 
-    @Test func byDefaultElementsSkippedWithoutAnErrorAreLeftOut() {
+    @Test func byDefaultElementsSkippedWithoutAnErrorAreLeftOut() async {
         let batch = BatchProcedure<TransformProcedure<Int, Int>> { _, element in
             let procedure = TransformProcedure<Int, Int> { $0 }
             if element < 0 { procedure.addCondition(FalseCondition()) }
@@ -150,45 +150,48 @@ struct BatchProcedureTests {
         }
         batch.input = .ready([1, -1, 2])
         ProcedureQueue().addOperation(batch)
-        waitForFinish(batch)
+        await waitForFinish(batch)
         #expect(batch.error == nil)
         #expect(batch.output.value?.value == [1, 2])
     }
 
-    @Test func withoutAnInputItFailsWithRequirementNotSatisfied() {
+    @Test func withoutAnInputItFailsWithRequirementNotSatisfied() async {
         let batch = BatchProcedure(via: evensOnly)
         ProcedureQueue().addOperation(batch)
-        waitForFinish(batch)
+        await waitForFinish(batch)
         #expect((batch.error as? ProcedureKitError)?.context == .requirementNotSatisfied)
         #expect(batch.output.value?.error != nil)
     }
 
-    @Test func anEmptyInputGivesAnEmptyOutput() {
+    @Test func anEmptyInputGivesAnEmptyOutput() async {
         let batch = BatchProcedure(via: evensOnly)
         batch.input = .ready([])
         ProcedureQueue().addOperation(batch)
-        waitForFinish(batch)
+        await waitForFinish(batch)
         #expect(batch.output.value?.value == [])
     }
 
-    @Test func cancellingTheBatchCancelsItsElementsAndGivesNoOutput() {
+    @Test func cancellingTheBatchCancelsItsElementsAndGivesNoOutput() async {
+        let gate = DispatchSemaphore(value: 0)
         let batch = BatchProcedure<AsyncTransformProcedure<Int, Int>> { _, _ in
             AsyncTransformProcedure { value, finish in
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
+                DispatchQueue.global().async {
+                    _ = gate.wait(timeout: .now() + 30)
                     finish(.success(value))
                 }
             }
         }
         batch.input = .ready([1, 2, 3])
         ProcedureQueue().addOperation(batch)
-        #expect(eventually { batch.children.count == 3 })
+        #expect(await eventually { batch.children.count == 3 })
         batch.cancel()
-        waitForFinish(batch)
+        for _ in 0..<3 { gate.signal() }
+        await waitForFinish(batch)
         #expect(batch.children.allSatisfy { $0.isCancelled })
         #expect(batch.output.isPending)
     }
 
-    @Test func elementsThatAreGroupsGetTheirElementThroughABinding() {
+    @Test func elementsThatAreGroupsGetTheirElementThroughABinding() async {
         let batch = BatchProcedure<BoundGroup<Int, Int>> { _, _ in
             let square = TransformProcedure<Int, Int> { $0 * $0 }
             let group = BoundGroup<Int, Int>(operations: [square])
@@ -198,7 +201,7 @@ struct BatchProcedureTests {
         }
         batch.input = .ready([1, 2, 3])
         ProcedureQueue().addOperation(batch)
-        waitForFinish(batch)
+        await waitForFinish(batch)
         #expect(batch.output.value?.value == [1, 4, 9])
     }
 }

@@ -7,7 +7,7 @@ import Testing
 @Suite("failed and error settle as the procedure starts to finish")
 struct FailureReportingTests {
 
-    @Test func cancellingWithAnErrorIsReportedOnceTheProcedureFinishes() {
+    @Test func cancellingWithAnErrorIsReportedOnceTheProcedureFinishes() async {
         let seen = Recorder<String>()
         let procedure = GatedProcedure()
         procedure.addWillFinishBlockObserver { procedure, _ in
@@ -20,13 +20,13 @@ struct FailureReportingTests {
         #expect(!procedure.failed)
         #expect(procedure.error == nil)
         procedure.release()
-        waitForFinish(procedure)
+        await waitForFinish(procedure)
         #expect(seen.all == ["will finish: failed true"])
         #expect(procedure.failed)
         #expect(procedure.error as? TestError == TestError(tag: "stop"))
     }
 
-    @Test func failedAgreesWithErrorInTheWillFinishHook() {
+    @Test func failedAgreesWithErrorInTheWillFinishHook() async {
         final class Hooked: Procedure, @unchecked Sendable {
             let seen = Recorder<Bool>()
             override func execute() { finish(with: TestError()) }
@@ -36,7 +36,7 @@ struct FailureReportingTests {
         }
         let procedure = Hooked()
         ProcedureQueue().addOperation(procedure)
-        waitForFinish(procedure)
+        await waitForFinish(procedure)
         #expect(procedure.seen.all == [true])
     }
 }

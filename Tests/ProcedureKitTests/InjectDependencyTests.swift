@@ -12,7 +12,7 @@ struct InjectDependencyTests {
         override func execute() { finish() }
     }
 
-    @Test func theBlockGetsTheReceiverTheDependencyAndItsErrorBeforeTheReceiverRuns() {
+    @Test func theBlockGetsTheReceiverTheDependencyAndItsErrorBeforeTheReceiverRuns() async {
         let dependency = TestProcedure(name: "source", error: TestError(tag: "broke"))
         let receiver = Labelled()
         let seen = Recorder<String>()
@@ -26,11 +26,11 @@ struct InjectDependencyTests {
         #expect(receiver.dependencies.count == 1)
         let queue = ProcedureQueue()
         queue.addOperations(dependency, receiver)
-        waitUntilIdle(queue)
+        await waitUntilIdle(queue)
         #expect(seen.all == ["source broke", "executes with injected"])
     }
 
-    @Test func theBlockDecidesWhatAFailureMeans() {
+    @Test func theBlockDecidesWhatAFailureMeans() async {
         let dependency = TestProcedure(error: TestError(tag: "broke"))
         let receiver = TestProcedure()
         receiver.inject(dependency: dependency) { receiver, _, error in
@@ -38,15 +38,15 @@ struct InjectDependencyTests {
         }
         let queue = ProcedureQueue()
         queue.addOperations(dependency, receiver)
-        waitUntilIdle(queue)
+        await waitUntilIdle(queue)
         #expect(!receiver.didExecute)
         #expect(receiver.error as? TestError == TestError(tag: "broke"))
     }
 
-    @Test func aDependencyThatHasFinishedIsInjectedAtOnce() {
+    @Test func aDependencyThatHasFinishedIsInjectedAtOnce() async {
         let dependency = TestProcedure(name: "done")
         ProcedureQueue().addOperation(dependency)
-        waitForFinish(dependency)
+        await waitForFinish(dependency)
         let seen = Recorder<String>()
         TestProcedure().inject(dependency: dependency) { _, dependency, _ in
             seen.append(dependency.name ?? "")

@@ -32,7 +32,7 @@ private final class RecordingDelegate: ProcedureQueueDelegate {
 @Suite("ProcedureQueueDelegate")
 struct ProcedureQueueDelegateTests {
 
-    @Test func theDelegateHearsEachOperationAddedAndFinishing() {
+    @Test func theDelegateHearsEachOperationAddedAndFinishing() async {
         let delegate = RecordingDelegate()
         let queue = ProcedureQueue()
         queue.delegate = delegate
@@ -40,7 +40,7 @@ struct ProcedureQueueDelegateTests {
         let plain = BlockOperation {}
         plain.name = "op"
         queue.addOperations(failing, plain)
-        waitUntilIdle(queue)
+        await waitUntilIdle(queue)
         let all = delegate.events.all
         func position(_ event: String) -> Int { all.firstIndex(of: event) ?? .max }
         #expect(all.count == 7)
@@ -51,7 +51,7 @@ struct ProcedureQueueDelegateTests {
         #expect(!all.contains("will finish op ok"))
     }
 
-    @Test func theQueueHoldsItsDelegateWeakly() {
+    @Test func theQueueHoldsItsDelegateWeakly() async {
         let queue = ProcedureQueue()
         do {
             let delegate = RecordingDelegate()
@@ -60,6 +60,6 @@ struct ProcedureQueueDelegateTests {
         }
         #expect(queue.delegate == nil)
         queue.addOperation(TestProcedure())
-        waitUntilIdle(queue)
+        await waitUntilIdle(queue)
     }
 }

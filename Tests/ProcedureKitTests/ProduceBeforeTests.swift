@@ -23,13 +23,13 @@ struct ProduceBeforeTests {
         }
     }
 
-    @Test func fromWillFinishTheOperationIsAddedBeforeTheProcedureFinishes() {
+    @Test func fromWillFinishTheOperationIsAddedBeforeTheProcedureFinishes() async {
         let producer = ProducingAtTheEnd()
         let events = Recorder<String>()
         producer.addObserver(RecordingObserver(label: "P", events: events))
         let group = GroupProcedure(operations: [producer])
         ProcedureQueue().addOperation(group)
-        waitForFinish(group)
+        await waitForFinish(group)
         #expect(producer.failure.withLock { $0 } == nil)
         #expect(producer.produced.isFinished)
         #expect(group.children.count == 2)
@@ -39,7 +39,7 @@ struct ProduceBeforeTests {
                 < (all.firstIndex(of: "P did finish") ?? .max))
     }
 
-    @Test func plainProduceIsRefusedOnceTheProcedureIsFinishing() {
+    @Test func plainProduceIsRefusedOnceTheProcedureIsFinishing() async {
         final class Late: Procedure, @unchecked Sendable {
             let refused = Locked(false)
             override func execute() { finish() }
@@ -49,11 +49,11 @@ struct ProduceBeforeTests {
         }
         let late = Late()
         ProcedureQueue().addOperation(late)
-        waitForFinish(late)
+        await waitForFinish(late)
         #expect(late.refused.withLock { $0 })
     }
 
-    @Test func fromWillExecuteTheOperationIsQueuedBeforeExecute() {
+    @Test func fromWillExecuteTheOperationIsQueuedBeforeExecute() async {
         final class Checking: Procedure, @unchecked Sendable {
             let produced = TestProcedure()
             let seen = Locked(false)
@@ -68,12 +68,12 @@ struct ProduceBeforeTests {
         }
         let queue = ProcedureQueue()
         queue.addOperation(procedure)
-        waitUntilIdle(queue)
+        await waitUntilIdle(queue)
         #expect(procedure.seen.withLock { $0 })
         #expect(procedure.produced.didExecute)
     }
 
-    @Test func tooLateThrows() {
+    @Test func tooLateThrows() async {
         let procedure = TestProcedure()
         let queue = ProcedureQueue()
         #expect(throws: ProcedureKitError.self) {
@@ -86,6 +86,6 @@ struct ProduceBeforeTests {
             try gate.produce(operation: TestProcedure(), before: .execute)
         }
         gate.release()
-        waitForFinish(gate)
+        await waitForFinish(gate)
     }
 }

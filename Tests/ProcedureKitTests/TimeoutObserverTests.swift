@@ -8,20 +8,20 @@ import Testing
 struct TimeoutObserverTests {
 
     @Test(arguments: [0.0, -1.0, -.infinity])
-    func anIntervalThatIsNotPositiveSetsNoLimit(interval: TimeInterval) {
+    func anIntervalThatIsNotPositiveSetsNoLimit(interval: TimeInterval) async {
         let procedure = DelayProcedure(by: 0.05)
         procedure.addObserver(TimeoutObserver(by: interval))
         ProcedureQueue().addOperation(procedure)
-        waitForFinish(procedure)
+        await waitForFinish(procedure)
         #expect(!procedure.isCancelled)
         #expect(procedure.error == nil)
     }
 
-    @Test func aDateCancelsTheProcedureWhenItPasses() {
+    @Test func aDateCancelsTheProcedureWhenItPasses() async {
         let procedure = DelayProcedure(by: 30)
         procedure.addObserver(TimeoutObserver(until: Date().addingTimeInterval(0.05)))
         ProcedureQueue().addOperation(procedure)
-        waitForFinish(procedure)
+        await waitForFinish(procedure)
         #expect(procedure.isCancelled)
         let error = procedure.error as? ProcedureKitError
         guard case .timedOut(let after)? = error?.context else {
@@ -31,11 +31,11 @@ struct TimeoutObserverTests {
         #expect(after > 0 && after <= 0.05)
     }
 
-    @Test func aDateThatHasPassedSetsNoLimit() {
+    @Test func aDateThatHasPassedSetsNoLimit() async {
         let procedure = DelayProcedure(by: 0.05)
         procedure.addObserver(TimeoutObserver(until: Date().addingTimeInterval(-1)))
         ProcedureQueue().addOperation(procedure)
-        waitForFinish(procedure)
+        await waitForFinish(procedure)
         #expect(!procedure.isCancelled)
     }
 }
@@ -44,7 +44,7 @@ struct TimeoutObserverTests {
 struct TimeoutMessageTests {
 
     @Test(arguments: [Double.infinity, -.infinity, .nan, 1e300])
-    func anyIntervalReadsAsASentence(interval: Double) {
+    func anyIntervalReadsAsASentence(interval: Double) async {
         #expect(ProcedureKitError.timedOut(after: interval).description.hasSuffix(" s."))
     }
 }

@@ -127,3 +127,46 @@ func eventually(timeout: TimeInterval = 10, _ condition: () -> Bool) async -> Bo
     }
     return condition()
 }
+
+/// Waits as ``waitForFinish(_:timeout:sourceLocation:)`` does, without blocking a thread of the
+/// cooperative pool: the threads that wait are threads of their own.
+func waitForFinish(
+    _ procedures: Procedure..., timeout: TimeInterval = 10,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    for procedure in procedures {
+        let finished = await onThreadOfItsOwn { () -> Bool in
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                procedure.waitUntilFinished()
+                done.signal()
+            }.start()
+            return done.wait(timeout: .now() + timeout) == .success
+        }
+        #expect(finished, "\(procedure.name ?? "") did not finish", sourceLocation: sourceLocation)
+    }
+}
+
+/// Waits as ``waitUntilIdle(_:timeout:sourceLocation:)`` does, without blocking a thread of the
+/// cooperative pool.
+func waitUntilIdle(
+    _ queue: ProcedureQueue, timeout: TimeInterval = 30,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    let idle = await onThreadOfItsOwn { () -> Bool in
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            queue.waitUntilAllOperationsAreFinished()
+            done.signal()
+        }.start()
+        return done.wait(timeout: .now() + timeout) == .success
+    }
+    #expect(idle, "queue did not drain", sourceLocation: sourceLocation)
+}
+
+/// Runs `body`, which blocks, on a new thread, and returns what it returns.
+private func onThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
