@@ -176,7 +176,7 @@ struct BatchProcedureTests {
         let batch = BatchProcedure<AsyncTransformProcedure<Int, Int>> { _, _ in
             AsyncTransformProcedure { value, finish in
                 DispatchQueue.global().async {
-                    _ = gate.wait(timeout: .now() + 30)
+                    _ = gate.wait(timeout: .now() + 300)
                     finish(.success(value))
                 }
             }
