@@ -20,7 +20,7 @@ open class FilterProcedure<Element>: TransformProcedure<[Element], [Element]>, @
     }
 }
 
-extension OutputProcedure where Output: Sequence {
+extension OutputProcedure where Output: Sequence & Sendable {
     /// A procedure that filters this procedure's output with `includeElement`, once it is
     /// ready.
     public func filter(

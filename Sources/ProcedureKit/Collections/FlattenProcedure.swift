@@ -16,7 +16,7 @@ open class FlattenProcedure<Element>: TransformProcedure<[[Element]], [Element]>
     }
 }
 
-extension OutputProcedure where Output: Sequence, Output.Element: Sequence {
+extension OutputProcedure where Output: Sequence & Sendable, Output.Element: Sequence & Sendable {
     /// A procedure that joins the sequences of this procedure's output, once it is ready.
     public func flatten() -> FlattenProcedure<Output.Element.Element> {
         FlattenProcedure().injectResult(from: self) { $0.map { Array($0) } }

@@ -20,7 +20,7 @@ open class MapProcedure<Element, Mapped>: TransformProcedure<[Element], [Mapped]
     }
 }
 
-extension OutputProcedure where Output: Sequence {
+extension OutputProcedure where Output: Sequence & Sendable {
     /// A procedure that maps this procedure's output with `transform`, once it is ready.
     public func map<Mapped>(
         transform: @escaping @Sendable (Output.Element) throws -> Mapped

@@ -25,7 +25,7 @@ open class ReduceProcedure<Element, Reduced: Sendable>: TransformProcedure<[Elem
     }
 }
 
-extension OutputProcedure where Output: Sequence {
+extension OutputProcedure where Output: Sequence & Sendable {
     /// A procedure that reduces this procedure's output from `initial` with
     /// `nextPartialResult`, once it is ready.
     public func reduce<Reduced: Sendable>(

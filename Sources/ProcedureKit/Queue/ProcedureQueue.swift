@@ -96,7 +96,7 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// Hears about every operation added to the queue and every procedure finishing in it.
     ///
     /// Held weakly.
-    public weak var delegate: (any ProcedureQueueDelegate)? {
+    public var delegate: (any ProcedureQueueDelegate)? {
         get { state.withLock { $0.delegate } }
         set {
             if newValue != nil { hasHadDelegate.store(true, ordering: .releasing) }
