@@ -135,14 +135,7 @@ func waitForFinish(
     sourceLocation: SourceLocation = #_sourceLocation
 ) async {
     for procedure in procedures {
-        let finished = await onThreadOfItsOwn { () -> Bool in
-            let done = DispatchSemaphore(value: 0)
-            Thread {
-                procedure.waitUntilFinished()
-                done.signal()
-            }.start()
-            return done.wait(timeout: .now() + timeout) == .success
-        }
+        let finished = await returns(within: timeout) { procedure.waitUntilFinished() }
         #expect(finished, "\(procedure.name ?? "") did not finish", sourceLocation: sourceLocation)
     }
 }
@@ -153,20 +146,23 @@ func waitUntilIdle(
     _ queue: ProcedureQueue, timeout: TimeInterval = 30,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async {
-    let idle = await onThreadOfItsOwn { () -> Bool in
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            queue.waitUntilAllOperationsAreFinished()
-            done.signal()
-        }.start()
-        return done.wait(timeout: .now() + timeout) == .success
-    }
+    let idle = await returns(within: timeout) { queue.waitUntilAllOperationsAreFinished() }
     #expect(idle, "queue did not drain", sourceLocation: sourceLocation)
 }
 
-/// Runs `body`, which blocks, on a new thread, and returns what it returns.
-private func onThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+/// Runs `wait`, which blocks, on a thread of its own; true if it returned within `timeout`
+/// seconds.
+private func returns(
+    within timeout: TimeInterval, _ wait: @escaping @Sendable () -> Void
+) async -> Bool {
     await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
+        Thread {
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                wait()
+                done.signal()
+            }.start()
+            continuation.resume(returning: done.wait(timeout: .now() + timeout) == .success)
+        }.start()
     }
 }
