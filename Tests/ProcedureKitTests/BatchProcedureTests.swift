@@ -185,9 +185,11 @@ struct BatchProcedureTests {
         ProcedureQueue().addOperation(batch)
         #expect(await eventually { batch.children.count == 3 })
         batch.cancel()
+        // The batch cancels its children as it handles its cancellation, in turn with its
+        // other callbacks: the elements are let go only once that has happened.
+        #expect(await eventually { batch.children.allSatisfy { $0.isCancelled } })
         for _ in 0..<3 { gate.signal() }
         await waitForFinish(batch)
-        #expect(batch.children.allSatisfy { $0.isCancelled })
         #expect(batch.output.isPending)
     }
 
