@@ -5,7 +5,7 @@ import ProcedureKit
 /// Measures ProcedureKit's scheduler against Foundation's `OperationQueue` on the same shapes,
 /// in the same run: N independent no-op operations, a chain of N, and a fan-in of N into one.
 /// Then groups and result injection: a group of N children, a chain of N injecting
-/// `TransformProcedure`s, and groups nested 10,000 deep.
+/// `TransformProcedure`s, a `BatchProcedure` over N elements, and groups nested 10,000 deep.
 ///
 /// Each figure covers building the operations, running them to completion (two at once in the
 /// first table) and releasing them. Usage: `ProcedureKitBenchmark [N ...]` (default 1000 10000
@@ -54,6 +54,10 @@ struct Benchmark {
         for count in counts where count <= 100_000 {
             let chain = measure(count: count) { runInjectionChain(count: count) }
             print("| injection chain | \(count) | \(rate(count, chain)) | \(cost(count, chain)) |")
+        }
+        for count in counts where count <= 100_000 {
+            let batch = measure(count: count) { runBatch(elements: count) }
+            print("| batch elements | \(count) | \(rate(count, batch)) | \(cost(count, batch)) |")
         }
         let depth = 10_000
         let nested = measure(count: 100_000) { runNestedGroups(depth: depth) }
@@ -148,6 +152,18 @@ extension Benchmark {
         queue.addOperations(procedures)
         queue.waitUntilAllOperationsAreFinished()
         precondition(previous.output.value?.value == count, "the chain computed a wrong value")
+    }
+
+    /// A batch of N elements, one `TransformProcedure` each, its output gathered in order.
+    static func runBatch(elements count: Int) {
+        let queue = ProcedureQueue()
+        let batch = BatchProcedure<TransformProcedure<Int, Int>> { _, _ in
+            TransformProcedure { $0 * 2 }
+        }
+        batch.input = .ready(Array(0..<count))
+        queue.addOperation(batch)
+        queue.waitUntilAllOperationsAreFinished()
+        precondition(batch.output.value?.value?.count == count, "the batch lost elements")
     }
 
     static func runNestedGroups(depth: Int) {

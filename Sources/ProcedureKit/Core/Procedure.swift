@@ -13,7 +13,8 @@ import Synchronization
 /// produce, for its conditions, for the mutual-exclusion categories it needs, and for a free
 /// slot in its queue. The first `cancel` wins; the first `finish` wins; an error given to
 /// `cancel` beats one given to a later `finish`. A procedure cancelled before it starts never
-/// runs `execute()` and finishes without waiting.
+/// runs `execute()` and finishes without waiting, unless it disables automatic finishing (see
+/// ``init(disableAutomaticFinishing:)``).
 ///
 /// `execute()` and every callback of one procedure (observers, the `procedure…` hooks, condition
 /// evaluation) run one at a time, never concurrently with each other.
@@ -45,6 +46,8 @@ open class Procedure: Operation, @unchecked Sendable {
         var holdsQueueSlot = false
         var exclusivityCategories: [String] = []
         var isHandlingEvents = false
+        /// Will-execute observers are running: `execute()` has not been called yet.
+        var isAnnouncingExecution = false
         var events = RingBuffer<Event>()
         /// Called each time an input is injected (see `bind(to:)`).
         var inputInjectionObservers: [@Sendable () -> Void] = []
@@ -64,7 +67,29 @@ open class Procedure: Operation, @unchecked Sendable {
     let protected = Locked(Protected())
     private let unresolvedDependencies = Atomic<Int>(0)
 
+    /// Whether the procedure finishes only by calling ``finish(with:)`` itself, even when it is
+    /// cancelled.
+    public let isAutomaticFinishingDisabled: Bool
+
+    /// Creates a procedure that finishes at once, without executing, if it is cancelled before
+    /// it starts.
     public override init() {
+        isAutomaticFinishingDisabled = false
+        super.init()
+    }
+
+    /// Creates a procedure that may take charge of finishing even when it is cancelled.
+    ///
+    /// With `disableAutomaticFinishing` set, a procedure cancelled before it starts does not
+    /// finish at once: it stops waiting for its dependencies, conditions and mutual exclusion,
+    /// takes the next free slot of its queue and runs `execute()`, which must call
+    /// ``finish(with:)`` — read ``isCancelled`` there to clean up and finish early. Use it for
+    /// work that must always tidy up after itself.
+    ///
+    /// - Parameter disableAutomaticFinishing: whether the procedure always executes, cancelled
+    ///   or not, and finishes only when it calls `finish`.
+    public init(disableAutomaticFinishing: Bool) {
+        isAutomaticFinishingDisabled = disableAutomaticFinishing
         super.init()
     }
 
@@ -129,6 +154,9 @@ open class Procedure: Operation, @unchecked Sendable {
     }
 
     /// The error the procedure finished with, once it is finishing.
+    ///
+    /// Settled when the procedure starts to finish, so that will-finish hooks and observers see
+    /// it; `nil` before, even after `cancel(with:)`, whose error becomes this one then.
     public final var error: (any Error)? {
         protected.withLock { $0.error }
     }
@@ -157,9 +185,13 @@ open class Procedure: Operation, @unchecked Sendable {
         protected.withLock { $0.state != .initialized }
     }
 
-    /// Whether the procedure finished with an error.
+    /// Whether the procedure finished with an error: true from the moment it starts to finish
+    /// with one, when ``error`` is settled, as will-finish hooks and observers see.
+    ///
+    /// Right after `cancel(with: error)` it is still false: the procedure has not finished yet.
+    /// Read ``isCancelled``, which is true at once.
     public final var failed: Bool {
-        protected.withLock { $0.state == .finished && $0.error != nil }
+        protected.withLock { $0.error != nil }
     }
 
     /// Where the procedure is in its life, as one value.
@@ -303,21 +335,36 @@ open class Procedure: Operation, @unchecked Sendable {
     ///
     /// Only the first cancel counts, and cancelling a finishing or finished procedure does
     /// nothing. A running `execute()` is not interrupted; a procedure that has not started
-    /// finishes without executing.
+    /// finishes without executing, unless automatic finishing is disabled: then it executes as
+    /// soon as a slot is free.
     public final func cancel(with error: (any Error)?) {
-        let finishNow = protected.withLock { protected -> Bool? in
+        enum Then {
+            case notify, finish
+            case start(ProcedureQueue)
+        }
+        let then = protected.withLock { protected -> Then? in
             guard !protected.isCancelled, !protected.isFinishRequested,
                 protected.state < .finishing
             else { return nil }
             protected.isCancelled = true
             protected.cancelError = error
-            guard protected.state == .pending else { return false }
-            protected.isFinishRequested = true
-            return true
+            guard protected.state == .pending else { return .notify }
+            guard isAutomaticFinishingDisabled else {
+                protected.isFinishRequested = true
+                return .finish
+            }
+            // It finishes itself, so it must execute: it stops waiting and takes the next slot.
+            guard protected.phase != .ready, let queue = protected.queue else { return .notify }
+            protected.phase = .ready
+            return .start(queue)
         }
-        guard let finishNow else { return }
+        guard let then else { return }
         post(.didCancel(error))
-        if finishNow { post(.finish(error)) }
+        switch then {
+        case .notify: break
+        case .finish: post(.finish(error))
+        case .start(let queue): queue.enqueueReady(.procedure(self))
+        }
     }
 
     /// Finishes the procedure, with `error` if it failed.
@@ -340,34 +387,6 @@ open class Procedure: Operation, @unchecked Sendable {
 
     open override func main() {}
 
-    // MARK: - Producing operations
-
-    /// Adds `operation` to this procedure's queue before this procedure finishes.
-    ///
-    /// Will-add observers run before the operation is added and did-add observers after, in
-    /// turn with the procedure's other callbacks.
-    ///
-    /// - Throws: ``ProcedureKitError`` (`programmingError`) if the procedure is not in a queue
-    ///   or has already been asked to finish.
-    public final func produce(operation: Operation) throws {
-        let queue = protected.withLock { protected -> ProcedureQueue? in
-            guard !protected.isFinishRequested, protected.state < .finishing else { return nil }
-            return protected.queue
-        }
-        guard let queue else {
-            throw ProcedureKitError.programmingError(
-                reason:
-                    "\(name ?? "a procedure") can only produce operations while it is in a queue and not finishing"
-            )
-        }
-        post(
-            .work { [self] in
-                for observer in observers { observer.procedure(self, willAdd: operation) }
-                queue.addOperation(operation)
-                for observer in observers { observer.procedure(self, didAdd: operation) }
-            })
-    }
-
     // MARK: - Events
 
     /// Runs `event` now on this thread if no other event of this procedure is being handled,
@@ -382,6 +401,32 @@ open class Procedure: Operation, @unchecked Sendable {
             return true
         }
         guard handleNow else { return }
+        handle(startingWith: event)
+    }
+
+    /// Runs `work` before every event of this procedure not yet begun, if `isInTime` holds.
+    ///
+    /// - Returns: false, running nothing, if `isInTime` is false.
+    final func postFirst(
+        _ work: @escaping @Sendable () -> Void, if isInTime: (Protected) -> Bool
+    ) -> Bool {
+        let handleNow = protected.withLock { protected -> Bool? in
+            guard isInTime(protected) else { return nil }
+            if protected.isHandlingEvents {
+                protected.events.prepend(.work(work))
+                return false
+            }
+            protected.isHandlingEvents = true
+            return true
+        }
+        guard let handleNow else { return false }
+        if handleNow { handle(startingWith: .work(work)) }
+        return true
+    }
+
+    /// Handles `event` and those that follow it, on this thread or, if it is nested deep
+    /// already, on another.
+    private func handle(startingWith event: Event) {
         if CallDepth.allowsNesting {
             CallDepth.nested { handleEvents(startingWith: event) }
         } else {
@@ -392,15 +437,17 @@ open class Procedure: Operation, @unchecked Sendable {
     }
 
     private func handleEvents(startingWith first: Event) {
-        var next: Event? = first
-        while let event = next {
-            handle(event)
-            next = protected.withLock { protected in
-                guard let event = protected.events.popFirst() else {
-                    protected.isHandlingEvents = false
-                    return nil
+        CurrentProcedure.handling(self) {
+            var next: Event? = first
+            while let event = next {
+                handle(event)
+                next = protected.withLock { protected in
+                    guard let event = protected.events.popFirst() else {
+                        protected.isHandlingEvents = false
+                        return nil
+                    }
+                    return event
                 }
-                return event
             }
         }
     }
@@ -425,11 +472,12 @@ open class Procedure: Operation, @unchecked Sendable {
             // Cancelled while in the ready list: it finished (or is finishing) without the slot.
             guard !protected.isFinishRequested else { return .releaseSlot }
             protected.holdsQueueSlot = true
-            if protected.isCancelled {
+            if protected.isCancelled, !isAutomaticFinishingDisabled {
                 protected.isFinishRequested = true
                 return .finishCancelled(protected.cancelError)
             }
             protected.transition(to: .executing)
+            protected.isAnnouncingExecution = !protected.observers.isEmpty
             return .execute(protected.observers)
         }
         switch action {
@@ -438,8 +486,11 @@ open class Procedure: Operation, @unchecked Sendable {
         case .finishCancelled(let error):
             handleFinish(error)
         case .execute(let observers):
-            for observer in observers { observer.will(execute: self) }
-            if isCancelled {
+            if !observers.isEmpty {
+                for observer in observers { observer.will(execute: self) }
+                protected.withLock { $0.isAnnouncingExecution = false }
+            }
+            if isCancelled, !isAutomaticFinishingDisabled {
                 // Cancelled by a will-execute observer: do not start the work.
                 finish()
                 return
@@ -455,17 +506,20 @@ open class Procedure: Operation, @unchecked Sendable {
     }
 
     private func handleFinish(_ requestedError: (any Error)?) {
-        let begun = protected.withLock { protected -> (any Error)?? in
+        let begun = protected.withLock {
+            protected -> (error: (any Error)?, queue: ProcedureQueue?)? in
             guard protected.state == .executing || protected.state == .pending else { return nil }
             protected.transition(to: .finishing)
             protected.error = protected.cancelError ?? requestedError
-            return .some(protected.error)
+            return (protected.error, protected.queue)
         }
-        guard case .some(let error) = begun else { return }
+        guard let begun else { return }
+        let error = begun.error
 
         procedureWillFinish(with: error)
         protected.withLock { $0.parentWillFinish }?(self, error)
         for observer in observers { observer.will(finish: self, with: error) }
+        begun.queue?.procedureWillFinish(self, with: error)
 
         let finished = protected.withLock { protected in
             protected.transition(to: .finished)
@@ -510,13 +564,21 @@ open class Procedure: Operation, @unchecked Sendable {
             )
             protected.transition(to: .pending)
             protected.queue = queue
-            if protected.isCancelled { protected.isFinishRequested = true }
+            if protected.isCancelled {
+                // One that finishes itself executes at once; the others finish at once.
+                if isAutomaticFinishingDisabled {
+                    protected.phase = .ready
+                } else {
+                    protected.isFinishRequested = true
+                }
+            }
             return (
                 isCancelled: protected.isCancelled, cancelError: protected.cancelError,
                 dependencies: protected.dependencies, conditions: protected.conditions
             )
         }
         if snapshot.isCancelled {
+            if isAutomaticFinishingDisabled { return .ready }
             post(.finish(snapshot.cancelError))
             return .waiting
         }

@@ -109,7 +109,9 @@ public struct ProcedureKitError: Error, CustomStringConvertible {
     }
 
     static func format(seconds: Double) -> String {
-        if seconds == seconds.rounded() { return "\(Int(seconds)) s" }
+        if seconds.isFinite, seconds == seconds.rounded(), abs(seconds) < 1e15 {
+            return "\(Int(seconds)) s"
+        }
         return "\(seconds) s"
     }
 }

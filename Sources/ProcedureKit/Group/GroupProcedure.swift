@@ -7,9 +7,15 @@ import Foundation
 /// ``child(_:willFinishWithError:)``, or produced by a child. Children may be procedures or
 /// plain Foundation operations.
 ///
+/// The group's will-add and did-add observers hear about every child: those it was created
+/// with as it starts them, and those added later as they are added.
+///
 /// The first error a child finishes with (after ``transformChildErrorBlock``) becomes the
 /// group's error. Cancelling the group cancels every child, procedures with
 /// `ProcedureKitError.parent(cancelledWithError:)`, and the group finishes once they all have.
+/// Children added to a cancelled group are cancelled. A group cancelled before it starts
+/// finishes at once, and its children, cancelled, are handed to its queue so that they finish
+/// too.
 ///
 /// Subclasses that override `execute()` must call `super.execute()`.
 open class GroupProcedure: Procedure, @unchecked Sendable {
@@ -20,6 +26,8 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         /// Children added and not finished, plus child callbacks not yet run.
         var unfinished = 0
         var hasStarted = false
+        /// Cancelled before it started: its children went to the queue to finish, cancelled.
+        var isDrained = false
         var isSuspended = false
         var childError: (any Error)?
         var transformChildErrorBlock: (@Sendable (Procedure, inout (any Error)?) -> Void)?
@@ -101,31 +109,43 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     /// Adds `children`; if the group is running, they are scheduled at once.
     ///
-    /// Will-add and did-add observers of the group hear about children added while it runs.
+    /// Will-add and did-add observers of the group hear about them when they are scheduled.
+    /// Children added to a cancelled group are cancelled.
     ///
-    /// - Precondition: the group has not finished.
+    /// - Precondition: the group has not finished after starting.
     public final func addChildren(_ children: [Operation]) {
         guard !children.isEmpty else { return }
-        let hasStarted = groupState.withLock { group in
+        let (hasStarted, isDrained) = groupState.withLock { group in
             group.children.append(contentsOf: children)
             if group.hasStarted { group.unfinished += children.count }
-            return group.hasStarted
+            return (group.hasStarted, group.isDrained)
         }
-        guard hasStarted else { return }
+        guard hasStarted else {
+            if isCancelled { cancelChildren(children) }
+            if isDrained { childQueue.add(children, fromOwner: true) }
+            return
+        }
         precondition(!isFinished, "Children cannot be added to a group that has finished.")
         prepare(children)
-        post(
-            .work { [self] in
-                let observers = observers
-                for child in children {
-                    for observer in observers { observer.procedure(self, willAdd: child) }
-                }
-                childQueue.add(children, fromOwner: true)
-                for child in children {
-                    for observer in observers { observer.procedure(self, didAdd: child) }
-                }
-            })
+        post(.work { [self] in announceAndAdd(children) })
     }
+
+    /// Adds `children` to the child queue, with the group's will-add and did-add observers
+    /// around; runs in turn with the group's callbacks.
+    private func announceAndAdd(_ children: [Operation]) {
+        let observers = observers
+        for child in children {
+            for observer in observers { observer.procedure(self, willAdd: child) }
+        }
+        childQueue.add(children, fromOwner: true)
+        for child in children {
+            for observer in observers { observer.procedure(self, didAdd: child) }
+        }
+    }
+
+    /// Whether observers hear about the children the group starts with (a retry announces
+    /// only the attempts after the first).
+    var announcesInitialChildren: Bool { true }
 
     /// Adds `child`.
     public final func add(child: Operation) {
@@ -146,16 +166,10 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     ///
     /// The override point for groups that decide what to run next: call `super`, return if
     /// the group is cancelled, then add children. The group does not finish before this
-    /// returns, so children added here are counted. The default records the first error,
-    /// after ``transformChildErrorBlock``; errors children got from the group's own
-    /// cancellation are not recorded.
+    /// returns, so children added here are counted. `error` has been through
+    /// ``transformChildErrorBlock`` already; an error a child got from the group's own
+    /// cancellation arrives as `nil`. The default records the first error.
     open func child(_ child: Procedure, willFinishWithError error: (any Error)?) {
-        var error = error
-        if let reason = error as? ProcedureKitError, reason.context == .parentCancelledWithError {
-            error = nil
-        }
-        let transform = groupState.withLock { $0.transformChildErrorBlock }
-        transform?(child, &error)
         guard let error else { return }
         groupState.withLock { group in
             if group.childError == nil { group.childError = error }
@@ -172,14 +186,35 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         }
         guard !children.isEmpty else { return finish() }
         prepare(children)
-        childQueue.add(children, fromOwner: true)
+        if announcesInitialChildren {
+            announceAndAdd(children)
+        } else {
+            childQueue.add(children, fromOwner: true)
+        }
         childQueue.isSuspended = isSuspended
     }
 
     open override func procedureDidCancel(with error: (any Error)?) {
+        cancelChildren(children)
+        // A group that will never execute hands its children to its queue, so they finish.
+        guard !isAutomaticFinishingDisabled else { return }
+        let unstarted = groupState.withLock { group -> [Operation]? in
+            guard !group.hasStarted, !group.isDrained else { return nil }
+            group.isDrained = true
+            return group.children
+        }
+        guard let unstarted else { return }
+        childQueue.add(unstarted, fromOwner: true)
+        childQueue.isSuspended = false
+    }
+
+    /// Cancels `children` as children of this cancelled group.
+    private func cancelChildren(_ children: [Operation]) {
+        let cancelError = protected.withLock { $0.cancelError }
+        let reason = ProcedureKitError.parent(cancelledWithError: cancelError)
         for child in children {
             if let procedure = child as? Procedure {
-                procedure.cancel(with: ProcedureKitError.parent(cancelledWithError: error))
+                procedure.cancel(with: reason)
             } else {
                 child.cancel()
             }
@@ -189,22 +224,13 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     /// Gets new children ready to run: hears when child procedures are about to finish, and
     /// cancels children added to a cancelled group.
     private func prepare(_ children: [Operation]) {
-        let isCancelled = isCancelled
-        let cancelError = protected.withLock { $0.cancelError }
-        for child in children {
-            guard let procedure = child as? Procedure else {
-                if isCancelled { child.cancel() }
-                continue
-            }
-            procedure.protected.withLock {
-                $0.parentWillFinish = { [weak self] procedure, error in
-                    self?.childWillFinish(procedure, error: error)
-                }
-            }
-            if isCancelled {
-                procedure.cancel(with: ProcedureKitError.parent(cancelledWithError: cancelError))
-            }
+        let willFinish: @Sendable (Procedure, (any Error)?) -> Void = { [weak self] child, error in
+            self?.childWillFinish(child, error: error)
         }
+        for case let procedure as Procedure in children {
+            procedure.protected.withLock { $0.parentWillFinish = willFinish }
+        }
+        if isCancelled { cancelChildren(children) }
     }
 
     /// Runs ``child(_:willFinishWithError:)`` in turn with the group's other callbacks. Counted
@@ -213,9 +239,21 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         groupState.withLock { $0.unfinished += 1 }
         post(
             .work { [self] in
-                self.child(child, willFinishWithError: error)
+                self.child(child, willFinishWithError: transformed(error, of: child))
                 finishedOneUnit()
             })
+    }
+
+    /// `error` as ``child(_:willFinishWithError:)`` sees it: through the transform block, and
+    /// `nil` if it is the group's own cancellation.
+    private func transformed(_ error: (any Error)?, of child: Procedure) -> (any Error)? {
+        var error = error
+        if let reason = error as? ProcedureKitError, reason.context == .parentCancelledWithError {
+            error = nil
+        }
+        let transform = groupState.withLock { $0.transformChildErrorBlock }
+        transform?(child, &error)
+        return error
     }
 
     /// Called by the child queue once a child has finished.
@@ -235,8 +273,9 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     private func finishedOneUnit() {
         let done = groupState.withLock { group -> (any Error)?? in
+            guard group.hasStarted else { return nil }
             group.unfinished -= 1
-            guard group.hasStarted, group.unfinished == 0 else { return nil }
+            guard group.unfinished == 0 else { return nil }
             return .some(group.childError)
         }
         if case .some(let error) = done { finish(with: error) }

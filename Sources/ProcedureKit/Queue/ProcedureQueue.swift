@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Runs procedures and plain Foundation operations, honouring their dependencies, conditions
 /// and mutual exclusion, at most ``maxConcurrentOperationCount`` at a time.
@@ -32,6 +33,7 @@ public final class ProcedureQueue: @unchecked Sendable {
         var idleWaiters: [DispatchSemaphore] = []
         /// The group whose children this queue runs, if any.
         weak var owner: GroupProcedure?
+        weak var delegate: (any ProcedureQueueDelegate)?
     }
 
     /// The most worker threads an unlimited queue uses to start operations. Operations that
@@ -39,6 +41,8 @@ public final class ProcedureQueue: @unchecked Sendable {
     static let unlimitedWorkerCount = 64
 
     private let state = Locked(State())
+    /// Whether a delegate was ever set: spares the finishing path a lock when none was.
+    private let hasHadDelegate = Atomic<Bool>(false)
 
     /// Creates a queue.
     ///
@@ -89,6 +93,17 @@ public final class ProcedureQueue: @unchecked Sendable {
         }
     }
 
+    /// Hears about every operation added to the queue and every procedure finishing in it.
+    ///
+    /// Held weakly.
+    public var delegate: (any ProcedureQueueDelegate)? {
+        get { state.withLock { $0.delegate } }
+        set {
+            if newValue != nil { hasHadDelegate.store(true, ordering: .releasing) }
+            state.withLock { $0.delegate = newValue }
+        }
+    }
+
     /// The group whose children this queue runs, if any.
     var owner: GroupProcedure? {
         get { state.withLock { $0.owner } }
@@ -124,11 +139,19 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// so that it counts them among its children.
     func add(_ operations: [Operation], fromOwner: Bool) {
         guard !operations.isEmpty else { return }
-        let owner = state.withLock { state in
+        let (owner, delegate) = state.withLock { state in
             state.unfinished += operations.count
-            return state.owner
+            return (state.owner, state.delegate)
         }
         if !fromOwner { owner?.queueWillAdd(operations) }
+        for operation in operations { delegate?.procedureQueue(self, willAddOperation: operation) }
+        enqueue(operations)
+        for operation in operations { delegate?.procedureQueue(self, didAddOperation: operation) }
+    }
+
+    /// Starts `operations` waiting for what they need, handing those that need nothing to the
+    /// ready list.
+    private func enqueue(_ operations: [Operation]) {
         var ready: [ReadyItem] = []
         for operation in operations {
             if let procedure = operation as? Procedure {
@@ -192,16 +215,28 @@ public final class ProcedureQueue: @unchecked Sendable {
     ///
     /// - Parameter releasingSlot: whether it had been started, and so held a slot.
     func operationDidFinish(_ operation: Operation, releasingSlot: Bool) {
-        let (spawn, waiters, owner) = state.withLock { state in
+        let (spawn, waiters, owner, delegate) = state.withLock { state in
             if releasingSlot { state.executing -= 1 }
             state.unfinished -= 1
             var waiters: [DispatchSemaphore] = []
             if state.unfinished == 0 { swap(&waiters, &state.idleWaiters) }
-            return (Self.workersToSpawn(&state), waiters, state.owner)
+            return (Self.workersToSpawn(&state), waiters, state.owner, state.delegate)
+        }
+        if let delegate {
+            let error = (operation as? Procedure)?.error
+            delegate.procedureQueue(self, didFinishOperation: operation, with: error)
         }
         for waiter in waiters { waiter.signal() }
         spawnWorkers(spawn)
         owner?.childDidFinish(operation)
+    }
+
+    /// Called as `procedure`, which was added to this queue, is about to finish.
+    func procedureWillFinish(_ procedure: Procedure, with error: (any Error)?) {
+        guard hasHadDelegate.load(ordering: .acquiring),
+            let delegate = state.withLock({ $0.delegate })
+        else { return }
+        delegate.procedureQueue(self, willFinishProcedure: procedure, with: error)
     }
 
     /// Gives back a slot taken for an operation that turned out to need none.

@@ -1,4 +1,5 @@
-/// A first-in, first-out buffer with amortised O(1) append and removal at the front.
+/// A first-in, first-out buffer with amortised O(1) append, and insertion and removal at the
+/// front.
 package struct RingBuffer<Element> {
     private var storage: [Element?] = []
     private var head = 0
@@ -11,6 +12,14 @@ package struct RingBuffer<Element> {
     package mutating func append(_ element: Element) {
         if count == storage.count { grow() }
         storage[(head + count) % storage.count] = element
+        count += 1
+    }
+
+    /// Puts `element` at the front, to be popped next.
+    package mutating func prepend(_ element: Element) {
+        if count == storage.count { grow() }
+        head = (head - 1 + storage.count) % storage.count
+        storage[head] = element
         count += 1
     }
 

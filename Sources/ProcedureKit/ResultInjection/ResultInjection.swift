@@ -97,6 +97,33 @@ extension OutputProcedure {
 }
 
 extension ProcedureProtocol {
+    /// Hands `dependency`, and the error it finishes with, to `block` as the dependency
+    /// finishes, before this procedure can become ready: for values that are not an `Output`
+    /// to `Input`, such as a property of the dependency or its failure.
+    ///
+    /// Adds `dependency` as a dependency. `block` runs whatever becomes of the dependency —
+    /// finished, failed or cancelled — in turn with the dependency's will-finish observers, or
+    /// at once if the dependency has finished already; it decides what to do with this
+    /// procedure, such as cancel it.
+    ///
+    /// - Parameters:
+    ///   - dependency: the procedure to wait for and read.
+    ///   - block: receives this procedure, the dependency and the dependency's error.
+    /// - Returns: this procedure, so that calls can be chained.
+    @discardableResult
+    public func inject<Dependency: Procedure>(
+        dependency: Dependency,
+        block: @escaping @Sendable (Self, Dependency, (any Error)?) -> Void
+    ) -> Self {
+        addDependency(dependency)
+        let observer = InjectionObserver<Dependency, Self>(receiver: self, block: block)
+        if !dependency.addObserverBeforeFinishing(observer) {
+            // Already finishing or finished: its error and output are final, so inject now.
+            observer.will(finish: dependency, with: dependency.error)
+        }
+        return self
+    }
+
     /// Hands the output of `dependency` to `inject` as the dependency finishes, before this
     /// procedure can become ready: for values that are not the procedure's one input, such as
     /// one of several named inputs.
@@ -111,38 +138,32 @@ extension ProcedureProtocol {
         from dependency: Dependency,
         into inject: @escaping @Sendable (Self, Dependency.Output) throws -> Void
     ) -> Self {
-        addDependency(dependency)
-        let observer = InjectionObserver<Dependency, Self>(receiver: self, inject: inject)
-        if !dependency.addObserverBeforeFinishing(observer) {
-            // Already finishing or finished: its error and output are final, so inject now.
-            observer.will(finish: dependency, with: dependency.error)
+        self.inject(dependency: dependency) { receiver, dependency, error in
+            switch injectionOutcome(of: dependency, error: error) {
+            case .cancel(let reason):
+                receiver.cancel(with: reason)
+            case .value(let value):
+                do {
+                    try inject(receiver, value)
+                } catch {
+                    receiver.cancel(with: error)
+                }
+            }
         }
-        return self
     }
 }
 
-/// Hands the output of the dependency it observes to the receiver as that dependency finishes.
+/// Hands the dependency it observes to the receiver's block as that dependency finishes.
 ///
 /// A dedicated observer rather than a block observer: small enough to be stored without a
 /// heap allocation of its own, which matters in long chains.
-private struct InjectionObserver<Dependency: OutputProcedure, Receiver: Procedure>:
-    ProcedureObserver
-{
+private struct InjectionObserver<Dependency: Procedure, Receiver: Procedure>: ProcedureObserver {
     weak var receiver: Receiver?
-    let inject: @Sendable (Receiver, Dependency.Output) throws -> Void
+    let block: @Sendable (Receiver, Dependency, (any Error)?) -> Void
 
     func will(finish procedure: Procedure, with error: (any Error)?) {
         guard let receiver else { return }
-        switch injectionOutcome(of: unsafeDowncast(procedure, to: Dependency.self), error: error) {
-        case .cancel(let reason):
-            receiver.cancel(with: reason)
-        case .value(let value):
-            do {
-                try inject(receiver, value)
-            } catch {
-                receiver.cancel(with: error)
-            }
-        }
+        block(receiver, unsafeDowncast(procedure, to: Dependency.self), error)
     }
 }
 

@@ -1,12 +1,24 @@
 /// A procedure whose output is the value its block returns (or the error it throws).
 open class ResultProcedure<Output>: Procedure, OutputProcedure, @unchecked Sendable {
     // @unchecked Sendable: the output lives in a `Locked` mutex; the block is @Sendable.
-    private let block: @Sendable () throws -> Output
+
+    /// The work that gives the output: returned at once, or handed to a completion.
+    enum Body {
+        case returning(@Sendable () throws -> Output)
+        case completing(@Sendable (@escaping @Sendable (ProcedureResult<Output>) -> Void) -> Void)
+    }
+
+    private let body: Body
     private let storedOutput = Locked(Pending<ProcedureResult<Output>>.pending)
 
     /// Creates a procedure whose output is what `block` returns.
     public init(block: @escaping @Sendable () throws -> Output) {
-        self.block = block
+        body = .returning(block)
+        super.init()
+    }
+
+    init(body: Body) {
+        self.body = body
         super.init()
     }
 
@@ -16,10 +28,11 @@ open class ResultProcedure<Output>: Procedure, OutputProcedure, @unchecked Senda
     }
 
     open override func execute() {
-        do {
-            finish(withResult: .success(try block()))
-        } catch {
-            finish(withResult: .failure(error))
+        switch body {
+        case .returning(let block):
+            finish(withResult: ProcedureResult { try block() })
+        case .completing(let block):
+            block { [self] result in finishOnce(withResult: result) }
         }
     }
 }
@@ -31,34 +44,76 @@ open class TransformProcedure<Input, Output>: Procedure, InputProcedure, OutputP
     @unchecked Sendable
 {
     // @unchecked Sendable: input and output live in a `Locked` mutex; the block is @Sendable.
-    private let transform: @Sendable (Input) throws -> Output
-    private let values = Locked(
-        (input: Pending<Input>.pending, output: Pending<ProcedureResult<Output>>.pending))
+
+    /// The work that gives the output: returned at once, or handed to a completion.
+    enum Body {
+        case returning(@Sendable (Input) throws -> Output)
+        case completing(
+            @Sendable (Input, @escaping @Sendable (ProcedureResult<Output>) -> Void) -> Void)
+    }
+
+    private let body: Body
+    // Two mutexes rather than one around a tuple: unspecialised generic code looks up the
+    // metadata of every type it touches, and a tuple of generic types costs several lookups.
+    private let storedInput = Locked(Pending<Input>.pending)
+    private let storedOutput = Locked(Pending<ProcedureResult<Output>>.pending)
 
     /// Creates a procedure whose output is `transform` applied to its input.
     public init(transform: @escaping @Sendable (Input) throws -> Output) {
-        self.transform = transform
+        body = .returning(transform)
+        super.init()
+    }
+
+    init(body: Body) {
+        self.body = body
         super.init()
     }
 
     public var input: Pending<Input> {
-        get { values.withLock { $0.input } }
-        set { values.withLock { $0.input = newValue } }
+        get { storedInput.withLock { $0 } }
+        set { storedInput.withLock { $0 = newValue } }
     }
 
     public var output: Pending<ProcedureResult<Output>> {
-        get { values.withLock { $0.output } }
-        set { values.withLock { $0.output = newValue } }
+        get { storedOutput.withLock { $0 } }
+        set { storedOutput.withLock { $0 = newValue } }
     }
 
     open override func execute() {
         guard let input = input.value else {
             return finish(withResult: .failure(ProcedureKitError.requirementNotSatisfied()))
         }
-        do {
-            finish(withResult: .success(try transform(input)))
-        } catch {
-            finish(withResult: .failure(error))
+        switch body {
+        case .returning(let transform):
+            finish(withResult: ProcedureResult { try transform(input) })
+        case .completing(let transform):
+            transform(input) { [self] result in finishOnce(withResult: result) }
         }
+    }
+}
+
+extension ProcedureResult {
+    /// The value `body` returns, or the error it throws.
+    init(catching body: () throws -> T) {
+        do {
+            self = .success(try body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}
+
+extension OutputProcedure {
+    /// Sets the output and finishes, unless the procedure has been asked to finish already:
+    /// a completion called twice, or after a cancelled procedure finished, changes nothing.
+    func finishOnce(withResult result: ProcedureResult<Output>) {
+        let accepted = protected.withLock { protected -> Bool in
+            guard !protected.isFinishRequested, protected.state == .executing else { return false }
+            protected.isFinishRequested = true
+            return true
+        }
+        guard accepted else { return }
+        output = .ready(result)
+        post(.finish(result.error))
     }
 }

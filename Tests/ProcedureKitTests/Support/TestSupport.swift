@@ -127,3 +127,42 @@ func eventually(timeout: TimeInterval = 10, _ condition: () -> Bool) async -> Bo
     }
     return condition()
 }
+
+/// Waits as ``waitForFinish(_:timeout:sourceLocation:)`` does, without blocking a thread of the
+/// cooperative pool: the threads that wait are threads of their own.
+func waitForFinish(
+    _ procedures: Procedure..., timeout: TimeInterval = 10,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    for procedure in procedures {
+        let finished = await returns(within: timeout) { procedure.waitUntilFinished() }
+        #expect(finished, "\(procedure.name ?? "") did not finish", sourceLocation: sourceLocation)
+    }
+}
+
+/// Waits as ``waitUntilIdle(_:timeout:sourceLocation:)`` does, without blocking a thread of the
+/// cooperative pool.
+func waitUntilIdle(
+    _ queue: ProcedureQueue, timeout: TimeInterval = 30,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    let idle = await returns(within: timeout) { queue.waitUntilAllOperationsAreFinished() }
+    #expect(idle, "queue did not drain", sourceLocation: sourceLocation)
+}
+
+/// Runs `wait`, which blocks, on a thread of its own; true if it returned within `timeout`
+/// seconds.
+private func returns(
+    within timeout: TimeInterval, _ wait: @escaping @Sendable () -> Void
+) async -> Bool {
+    await withCheckedContinuation { continuation in
+        Thread {
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                wait()
+                done.signal()
+            }.start()
+            continuation.resume(returning: done.wait(timeout: .now() + timeout) == .success)
+        }.start()
+    }
+}
