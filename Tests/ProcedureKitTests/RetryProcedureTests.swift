@@ -103,7 +103,7 @@ struct RetryProcedureTests {
         #expect(retry.output.value?.value == "hello on attempt 2")
     }
 
-    @Test func observersHearEachNewAttempt() {
+    @Test func observersHearEveryAttemptTheFirstIncluded() {
         let events = Recorder<String>()
         let retry = RetryProcedure(maxAttempts: 3) { attempt -> FlakyAttempt in
             let procedure = FlakyAttempt(attempt: attempt, failures: 2)
@@ -115,7 +115,7 @@ struct RetryProcedureTests {
         waitForFinish(retry)
         #expect(
             events.all.filter { $0.contains("will add") } == [
-                "R will add attempt 2", "R will add attempt 3",
+                "R will add attempt 1", "R will add attempt 2", "R will add attempt 3",
             ])
     }
 

@@ -56,6 +56,61 @@ struct ReliabilityTests {
         #expect(reasons(events)["report"] == "dependency source failed")
     }
 
+    // MARK: - Steps inside groups that do not run
+
+    @Test func aStepAfterAStepInAGroupSkippedByItsConditionRunsUnlessItTakesItsData() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "g", "kind": "group", "when": {"env": "PF_NOT_SET"}, "procedures": [
+                {"id": "leaf", "kind": "shell", "run": "echo data", "output": "text"}]},
+              {"id": "after", "kind": "shell", "run": "true", "dependsOn": ["leaf"]},
+              {"id": "reader", "kind": "shell", "run": "true", "inputs": {"V": {"from": "leaf"}}}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let (result, events) = try fixture.events()
+        #expect(result.status == 0)
+        #expect(
+            statuses(events) == [
+                "g": "skipped", "leaf": "skipped", "after": "succeeded", "reader": "skipped",
+            ])
+        #expect(reasons(events)["leaf"] == "its group g was skipped: its condition is false")
+        #expect(reasons(events)["reader"] == "dependency leaf was skipped")
+    }
+
+    @Test(arguments: [[], ["--fail-fast"]])
+    func aStepAfterAStepInAGroupThatDidNotRunIsSkippedAndAlwaysStepsRun(arguments: [String])
+        throws
+    {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "x", "kind": "shell", "run": "false"},
+              {"id": "g", "kind": "group", "dependsOn": ["x"], "procedures": [
+                {"id": "inner", "kind": "group", "procedures": [
+                  {"id": "leaf", "kind": "shell", "run": "true"}]}]},
+              {"id": "after", "kind": "shell", "run": "true", "dependsOn": ["leaf"]},
+              {"id": "cleanup", "kind": "shell", "run": "echo cleaned > cleaned", "dependsOn": ["leaf"], "always": true}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let (result, events) = try fixture.events(arguments)
+        #expect(result.status == 1)
+        // --fail-fast cancels what has not run; without it, what cannot run is skipped.
+        let stopped = arguments.isEmpty ? "skipped" : "cancelled"
+        #expect(statuses(events)["leaf"] == stopped)
+        #expect(statuses(events)["after"] == stopped)
+        #expect(statuses(events)["cleanup"] == "succeeded")
+        #expect(fixture.contents("cleaned") == "cleaned\n")
+        if arguments.isEmpty {
+            #expect(
+                reasons(events)["leaf"]
+                    == "its group inner was skipped: its group g was skipped: dependency x failed")
+            #expect(reasons(events)["after"] == "dependency leaf was skipped")
+        }
+    }
+
     // MARK: - Exit statuses
 
     @Test func failuresAreFailuresEvenWhenTheParentIgnoresSIGCHLD() throws {

@@ -143,10 +143,6 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         }
     }
 
-    /// Whether observers hear about the children the group starts with (a retry announces
-    /// only the attempts after the first).
-    var announcesInitialChildren: Bool { true }
-
     /// Adds `child`.
     public final func add(child: Operation) {
         addChild(child)
@@ -186,11 +182,7 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         }
         guard !children.isEmpty else { return finish() }
         prepare(children)
-        if announcesInitialChildren {
-            announceAndAdd(children)
-        } else {
-            childQueue.add(children, fromOwner: true)
-        }
+        announceAndAdd(children)
         childQueue.isSuspended = isSuspended
     }
 

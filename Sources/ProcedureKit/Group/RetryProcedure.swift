@@ -36,8 +36,6 @@ open class RetryProcedure<T: Procedure>: RepeatProcedure<T>, @unchecked Sendable
     /// The number of the current attempt, from 1.
     public var attempt: Int { count }
 
-    override var announcesInitialChildren: Bool { false }
-
     override func repeats(afterError error: (any Error)?) -> Bool { error != nil }
 
     /// A failed attempt that is retried does not fail the retry.
