@@ -27,6 +27,8 @@ open class Condition: @unchecked Sendable {
 
     private let configuration = Locked(Configuration())
 
+    /// A condition with no dependencies and no categories; subclasses override
+    /// evaluate(procedure:completion:).
     public init() {}
 
     /// A name for diagnostics.

@@ -9,6 +9,8 @@ public final class NoFailedDependenciesCondition: Condition, @unchecked Sendable
     /// Whether cancelled dependencies skip the procedure rather than fail it.
     public let ignoreCancellations: Bool
 
+    /// A condition that fails when a dependency failed or was cancelled; with
+    /// `ignoreCancellations`, a cancelled dependency skips the procedure instead.
     public init(ignoreCancellations: Bool = false) {
         self.ignoreCancellations = ignoreCancellations
         super.init()

@@ -88,6 +88,7 @@ public struct ProcedureKitError: Error, CustomStringConvertible {
     /// Something went wrong, and nothing more is known.
     public static let unknown = ProcedureKitError(context: .unknown)
 
+    /// The error as a sentence, such as "The procedure timed out after 2 s."
     public var description: String {
         let sentence: String
         switch context {

@@ -2,8 +2,11 @@ import Foundation
 
 /// An observer made of blocks, one per event; leave out the events you do not need.
 public struct BlockObserver: ProcedureObserver {
+    /// A block given a procedure.
     public typealias ProcedureBlock = @Sendable (Procedure) -> Void
+    /// A block given a procedure and its error, if any.
     public typealias ErrorBlock = @Sendable (Procedure, (any Error)?) -> Void
+    /// A block given a procedure and an operation it adds.
     public typealias OperationBlock = @Sendable (Procedure, Operation) -> Void
 
     let didAttach: ProcedureBlock?
@@ -15,6 +18,7 @@ public struct BlockObserver: ProcedureObserver {
     let willFinish: ErrorBlock?
     let didFinish: ErrorBlock?
 
+    /// An observer that calls the blocks given, each for its event.
     public init(
         didAttach: ProcedureBlock? = nil,
         willExecute: ProcedureBlock? = nil,
@@ -35,21 +39,29 @@ public struct BlockObserver: ProcedureObserver {
         self.didFinish = didFinish
     }
 
+    /// Calls the did-attach block.
     public func didAttach(to procedure: Procedure) { didAttach?(procedure) }
+    /// Calls the will-execute block.
     public func will(execute procedure: Procedure) { willExecute?(procedure) }
+    /// Calls the did-execute block.
     public func did(execute procedure: Procedure) { didExecute?(procedure) }
+    /// Calls the did-cancel block.
     public func did(cancel procedure: Procedure, with error: (any Error)?) {
         didCancel?(procedure, error)
     }
+    /// Calls the will-add block.
     public func procedure(_ procedure: Procedure, willAdd newOperation: Operation) {
         willAdd?(procedure, newOperation)
     }
+    /// Calls the did-add block.
     public func procedure(_ procedure: Procedure, didAdd newOperation: Operation) {
         didAdd?(procedure, newOperation)
     }
+    /// Calls the will-finish block.
     public func will(finish procedure: Procedure, with error: (any Error)?) {
         willFinish?(procedure, error)
     }
+    /// Calls the did-finish block.
     public func did(finish procedure: Procedure, with error: (any Error)?) {
         didFinish?(procedure, error)
     }

@@ -31,12 +31,20 @@ public protocol ProcedureObserver: Sendable {
 }
 
 extension ProcedureObserver {
+    /// Does nothing.
     public func didAttach(to procedure: Procedure) {}
+    /// Does nothing.
     public func will(execute procedure: Procedure) {}
+    /// Does nothing.
     public func did(execute procedure: Procedure) {}
+    /// Does nothing.
     public func did(cancel procedure: Procedure, with error: (any Error)?) {}
+    /// Does nothing.
     public func procedure(_ procedure: Procedure, willAdd newOperation: Operation) {}
+    /// Does nothing.
     public func procedure(_ procedure: Procedure, didAdd newOperation: Operation) {}
+    /// Does nothing.
     public func will(finish procedure: Procedure, with error: (any Error)?) {}
+    /// Does nothing.
     public func did(finish procedure: Procedure, with error: (any Error)?) {}
 }

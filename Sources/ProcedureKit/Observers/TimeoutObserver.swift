@@ -35,6 +35,7 @@ public struct TimeoutObserver: ProcedureObserver {
         limit = .date(date)
     }
 
+    /// Starts the timer as the procedure starts executing.
     public func will(execute procedure: Procedure) {
         let interval = interval
         guard interval > 0 else { return }

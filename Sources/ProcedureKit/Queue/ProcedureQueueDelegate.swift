@@ -26,14 +26,18 @@ public protocol ProcedureQueueDelegate: AnyObject, Sendable {
 }
 
 extension ProcedureQueueDelegate {
+    /// Does nothing.
     public func procedureQueue(_ queue: ProcedureQueue, willAddOperation operation: Operation) {}
 
+    /// Does nothing.
     public func procedureQueue(_ queue: ProcedureQueue, didAddOperation operation: Operation) {}
 
+    /// Does nothing.
     public func procedureQueue(
         _ queue: ProcedureQueue, willFinishProcedure procedure: Procedure, with error: (any Error)?
     ) {}
 
+    /// Does nothing.
     public func procedureQueue(
         _ queue: ProcedureQueue, didFinishOperation operation: Operation, with error: (any Error)?
     ) {}

@@ -22,6 +22,7 @@ open class ResultProcedure<Output>: Procedure, OutputProcedure, @unchecked Senda
         super.init()
     }
 
+    /// The block's value or error, once it has run.
     public var output: Pending<ProcedureResult<Output>> {
         get { storedOutput.withLock { $0 } }
         set { storedOutput.withLock { $0 = newValue } }
@@ -69,11 +70,13 @@ open class TransformProcedure<Input, Output>: Procedure, InputProcedure, OutputP
         super.init()
     }
 
+    /// The value to transform, usually injected.
     public var input: Pending<Input> {
         get { storedInput.withLock { $0 } }
         set { storedInput.withLock { $0 = newValue } }
     }
 
+    /// The transformed value or the error the block threw, once it has run.
     public var output: Pending<ProcedureResult<Output>> {
         get { storedOutput.withLock { $0 } }
         set { storedOutput.withLock { $0 = newValue } }
