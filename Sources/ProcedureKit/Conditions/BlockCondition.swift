@@ -1,6 +1,7 @@
 /// A condition decided by a block: `true` lets the procedure run, `false` skips it, and a
 /// thrown error fails the condition.
 public final class BlockCondition: Condition, @unchecked Sendable {
+    // @unchecked Sendable: its only stored property, a Sendable block, is a constant.
     private let block: @Sendable () throws -> Bool
 
     /// Creates a condition that evaluates `block`.

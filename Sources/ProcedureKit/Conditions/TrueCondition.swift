@@ -1,5 +1,6 @@
 /// A condition that is always satisfied.
 public final class TrueCondition: Condition, @unchecked Sendable {
+    // @unchecked Sendable: it adds no stored property to Condition, which is Sendable.
     public override init() {
         super.init()
         name = "TrueCondition"
@@ -14,6 +15,7 @@ public final class TrueCondition: Condition, @unchecked Sendable {
 
 /// A condition that is never satisfied: the procedure is skipped (cancelled without an error).
 public final class FalseCondition: Condition, @unchecked Sendable {
+    // @unchecked Sendable: it adds no stored property to Condition, which is Sendable.
     public override init() {
         super.init()
         name = "FalseCondition"

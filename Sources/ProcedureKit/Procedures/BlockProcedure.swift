@@ -1,6 +1,7 @@
 /// A procedure that runs a block: it finishes when the block returns, with the error the block
 /// throws if it throws.
 open class BlockProcedure: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: its only stored property, a Sendable block, is a constant.
     private let block: @Sendable () throws -> Void
 
     /// Creates a procedure that runs `block` when it executes.
