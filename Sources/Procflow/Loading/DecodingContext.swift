@@ -20,6 +20,13 @@ final class DecodingContext {
     }
 
     func error(_ message: String, location: SourceLocation?, _ pointer: JSONPointer?) {
+        error(message, in: file, location: location, pointer)
+    }
+
+    /// Reports a problem in another file the workflow reads (a dotenv file, say).
+    func error(
+        _ message: String, in file: String, location: SourceLocation?, _ pointer: JSONPointer?
+    ) {
         diagnostics.append(
             Diagnostic(file: file, location: location, pointer: pointer, message: message))
     }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Turns the JSON of a workflow file into a ``Workflow``, reporting every problem of shape
 /// (types, missing and unknown fields) rather than stopping at the first.
 struct WorkflowDecoder {
@@ -6,7 +12,8 @@ struct WorkflowDecoder {
     private let overrides: [String: String]
 
     static let topLevelFields = [
-        "$schema", "version", "name", "description", "vars", "env", "maxConcurrency", "procedures",
+        "$schema", "version", "name", "description", "vars", "env", "dotenv", "maxConcurrency",
+        "procedures",
     ]
     static let commonFields = [
         "id", "kind", "description", "dependsOn", "input", "when", "mutex", "retry", "timeout",
@@ -91,6 +98,7 @@ struct WorkflowDecoder {
             variables.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         let environment =
             object.stringMap("env", names: .environmentVariable, substitute: true) ?? []
+        let dotenv = object.node("dotenv").map { decodeDotenv($0.node, at: $0.pointer) } ?? []
         let maxConcurrency = object.integer("maxConcurrency", in: 1...10_000)
         var steps: [Step] = []
         if let (node, pointer) = object.node("procedures") {
@@ -101,7 +109,68 @@ struct WorkflowDecoder {
         object.reportUnread(in: "the workflow", allowed: Self.topLevelFields)
         return Workflow(
             path: report.file, name: name, description: description, variables: variables,
-            environment: environment, maxConcurrency: maxConcurrency, steps: steps)
+            environment: environment, dotenv: dotenv, maxConcurrency: maxConcurrency,
+            steps: steps)
+    }
+
+    /// The variables of the dotenv files listed at `pointer`, in order: each entry a path
+    /// (relative to the workflow file), or `{"path": …, "optional": true}` for one that may be
+    /// missing.
+    private func decodeDotenv(_ node: JSONNode, at pointer: JSONPointer) -> [(
+        name: String, value: String
+    )] {
+        guard case .array(let entries) = node.value else {
+            report.error(
+                "expected an array of dotenv files, found \(node.typeDescription)",
+                at: node.offset, pointer)
+            return []
+        }
+        var variables: [(name: String, value: String)] = []
+        for (position, entry) in entries.enumerated() {
+            let at = pointer.appending(position)
+            var path: String?
+            var optional = false
+            if case .string(let text) = entry.value {
+                path = report.substitute(text, at: entry.offset, at)
+            } else if var object = ObjectReader(
+                entry, at: at, report: report, expected: "a path or {\"path\": …}")
+            {
+                path = object.string("path", required: true, nonEmpty: true, substitute: true)
+                optional = object.bool("optional") ?? false
+                object.reportUnread(in: "a dotenv entry", allowed: ["path", "optional"])
+            }
+            guard let path else { continue }
+            variables += readDotenv(path, optional: optional, at: entry.offset, at)
+        }
+        return variables
+    }
+
+    private func readDotenv(_ path: String, optional: Bool, at offset: Int, _ pointer: JSONPointer)
+        -> [(name: String, value: String)]
+    {
+        let full = resolve(path, in: directory(of: report.file))
+        switch POSIXIO.readFile(full) {
+        case .failure(let failure):
+            if optional, failure.code == ENOENT { return [] }
+            report.error(
+                "cannot read the dotenv file \(path): \(failure.message)", at: offset, pointer)
+            return []
+        case .success(let bytes):
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                report.error("the dotenv file \(path) is not UTF-8 text", at: offset, pointer)
+                return []
+            }
+            switch DotenvFile.parse(text) {
+            case .success(let variables): return variables
+            case .failure(let problem):
+                // Named as the workflow file is: relative to where procflow runs.
+                let shown =
+                    path.hasPrefix("/") || directory(of: report.file) == "."
+                    ? path : directory(of: report.file) + "/" + path
+                report.error(problem.message, in: shown, location: problem.location, nil)
+                return []
+            }
+        }
     }
 
     private func decodeSteps(_ node: JSONNode, at pointer: JSONPointer, requireSome: Bool) -> [Step]

@@ -73,10 +73,23 @@ public enum WorkflowLoader {
         }
         diagnostics += context.diagnostics
         guard diagnostics.isEmpty, let workflow else {
+            // The workflow file's problems first, then each other file's as they came; in
+            // file order within each.
+            var files = [file: 0]
+            for diagnostic in diagnostics where files[diagnostic.file] == nil {
+                files[diagnostic.file] = files.count
+            }
             let ordered = diagnostics.enumerated().sorted { lhs, rhs in
-                let left = lhs.element.location ?? SourceLocation(line: 0, column: 0)
-                let right = rhs.element.location ?? SourceLocation(line: 0, column: 0)
-                return left == right ? lhs.offset < rhs.offset : left < right
+                let left = (
+                    files[lhs.element.file]!,
+                    lhs.element.location ?? SourceLocation(line: 0, column: 0)
+                )
+                let right = (
+                    files[rhs.element.file]!,
+                    rhs.element.location ?? SourceLocation(line: 0, column: 0)
+                )
+                if left.0 != right.0 { return left.0 < right.0 }
+                return left.1 == right.1 ? lhs.offset < rhs.offset : left.1 < right.1
             }
             throw WorkflowErrors(diagnostics: ordered.map(\.element))
         }

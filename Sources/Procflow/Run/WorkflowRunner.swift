@@ -114,6 +114,10 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         runID = [options.environment["PROCFLOW_RUN_ID"], "\(getpid())-\(number)"]
             .compactMap { $0 }.joined(separator: "/")
         var environment = options.environment
+        // A dotenv file does not override procflow's own environment, so that CI can.
+        for (name, value) in workflow.dotenv where options.environment[name] == nil {
+            environment[name] = value
+        }
         for (name, value) in workflow.variables { environment[name] = value }
         for (name, value) in workflow.environment { environment[name] = value }
         environment["PROCFLOW"] = options.executable

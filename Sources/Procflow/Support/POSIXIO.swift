@@ -12,9 +12,13 @@ enum POSIXIO {
     /// Why a read or a write failed: `strerror` of its `errno`, or "cancelled".
     struct Failure: Error, Equatable {
         let message: String
+        /// The `errno` behind it, if one is.
+        var code: Int32 = 0
 
         /// The failure `errno` describes now.
-        static var current: Failure { Failure(message: String(cString: strerror(errno))) }
+        static var current: Failure {
+            Failure(message: String(cString: strerror(errno)), code: errno)
+        }
     }
 
     /// The most bytes one write(2) is given, so that a cancellation is noticed between chunks.

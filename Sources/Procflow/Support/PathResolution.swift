@@ -18,3 +18,10 @@ func resolve(_ path: String, in directory: String) -> String {
     }
     return "/" + components.joined(separator: "/")
 }
+
+/// The directory part of `path`, lexically: "." for a bare file name, "/" for a file at the
+/// root.
+func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}

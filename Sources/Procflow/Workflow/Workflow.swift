@@ -13,6 +13,9 @@ public struct Workflow: Sendable {
     public var variables: [(name: String, value: String)]
     /// Environment variables for every shell step, in file order.
     public var environment: [(name: String, value: String)]
+    /// The variables of the workflow's dotenv files, in the order read: for every command,
+    /// under procflow's own environment (which wins) and the workflow's `vars` and `env`.
+    public var dotenv: [(name: String, value: String)] = []
     /// How many steps may run at once; `nil` for the default.
     public var maxConcurrency: Int?
     /// The top-level steps, in file order.
