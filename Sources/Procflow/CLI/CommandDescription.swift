@@ -8,6 +8,8 @@ struct CommandDescription {
     struct Argument {
         let name: String
         let help: String
+        /// Whether it takes any number of values (only the last argument may).
+        var isVariadic = false
     }
 
     let name: String
@@ -19,7 +21,7 @@ struct CommandDescription {
     /// `procflow name <argument> [--option <value>] …`.
     var usage: String {
         var parts = ["procflow", name]
-        parts += arguments.map { "<\($0.name)>" }
+        parts += arguments.map { $0.isVariadic ? "[<\($0.name)> ...]" : "<\($0.name)>" }
         for option in options {
             parts.append(option.isRepeatable ? "[\(option.usage) ...]" : "[\(option.usage)]")
         }
@@ -34,7 +36,9 @@ struct CommandDescription {
         if !arguments.isEmpty {
             text += "\nARGUMENTS:\n"
             for argument in arguments {
-                text += Self.helpLine("<\(argument.name)>", argument.help)
+                text += Self.helpLine(
+                    argument.isVariadic ? "<\(argument.name)> ..." : "<\(argument.name)>",
+                    argument.help)
             }
         }
         text += "\nOPTIONS:\n"
@@ -78,13 +82,15 @@ struct CommandDescription {
             }
         }
         if parsed.wantsHelp { return parsed }
-        if parsed.positionals.count < self.arguments.count {
+        let required = self.arguments.filter { !$0.isVariadic }
+        if parsed.positionals.count < required.count {
             throw ArgumentError(
-                message:
-                    "Missing expected argument '<\(self.arguments[parsed.positionals.count].name)>'"
+                message: "Missing expected argument '<\(required[parsed.positionals.count].name)>'"
             )
         }
-        if parsed.positionals.count > self.arguments.count {
+        if self.arguments.last?.isVariadic != true,
+            parsed.positionals.count > self.arguments.count
+        {
             throw ArgumentError(
                 message: "Unexpected argument '\(parsed.positionals[self.arguments.count])'")
         }

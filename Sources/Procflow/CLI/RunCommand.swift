@@ -30,7 +30,9 @@ struct RunCommand: ParsableCommand {
             case .variable:
                 return WorkflowArguments.variableOption
             case .only:
-                return .value(rawValue, "id", help: "Run only this procedure and what it needs.")
+                return .value(
+                    rawValue, "id",
+                    help: "Run only this procedure and what it needs (as a target does).")
             case .events:
                 return .value(
                     rawValue, "format", help: "Print events as JSON lines instead of text.",
@@ -78,12 +80,22 @@ struct RunCommand: ParsableCommand {
         Ctrl-C forwards the signal to every running command, waits the grace period, then
         kills what is left; a second kills at once.
         """
-    static let arguments = [WorkflowArguments.fileArgument]
+    static let arguments = [
+        WorkflowArguments.fileArgument,
+        CommandDescription.Argument(
+            name: "id",
+            help:
+                "Procedures to run, with what they need (their dependencies, wired sources and groups); all by default.",
+            isVariadic: true),
+    ]
 
     let workflow: WorkflowArguments
     let maxConcurrent: Int?
     let failFast: Bool
     let dryRun: Bool
+    /// The procedures named to run, in order; empty for all.
+    let targets: [String]
+    /// `--only`'s procedure, a target too.
     let only: String?
     let output: OutputMode
     let gracePeriod: TimeInterval?
@@ -126,6 +138,7 @@ struct RunCommand: ParsableCommand {
             ? .events : arguments.value(.output).flatMap(OutputMode.init(rawValue:)) ?? .prefixed
         failFast = arguments.isSet(.failFast)
         dryRun = arguments.isSet(.dryRun)
+        targets = Array(arguments.positionals.dropFirst())
         only = arguments.value(.only)
     }
 
@@ -133,14 +146,19 @@ struct RunCommand: ParsableCommand {
         guard var workflow = workflow.load(console: console) else {
             return CommandLineTool.ExitStatus.usage
         }
-        if let only {
-            guard let restricted = workflow.restricted(to: only) else {
-                let ids = workflow.allSteps.map(\.id)
+        let chosen = targets + (only.map { [$0] } ?? [])
+        if !chosen.isEmpty {
+            let ids = workflow.allSteps.map(\.id)
+            let known = Set(ids)
+            for target in chosen where !known.contains(target) {
+                let hint = Suggestion.hint(for: target, in: ids)
                 return Self.usageError(
-                    "--only \(only): no such procedure\(Suggestion.hint(for: only, in: ids))",
+                    target == only && !targets.contains(target)
+                        ? "--only \(target): no such procedure\(hint)"
+                        : "no procedure \"\(target)\" in \(workflow.path)\(hint)",
                     console: console)
             }
-            workflow = restricted
+            workflow = workflow.restricted(to: chosen)
         }
         if dryRun {
             console.write(Plan(workflow).text)

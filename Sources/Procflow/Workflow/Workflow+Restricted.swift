@@ -1,23 +1,23 @@
 extension Workflow {
-    /// The workflow cut down to the step `id`, what it needs (transitively: dependencies, wired
-    /// sources, and the groups it is in with what they need), and, for a group, all it holds.
-    /// `nil` if there is no such step.
-    public func restricted(to id: String) -> Workflow? {
+    /// The workflow cut down to the steps `ids`, what they need (transitively: dependencies,
+    /// wired sources, and the groups they are in with what those need), and, for a group, all
+    /// it holds. Ids of no step are ignored.
+    public func restricted(to ids: [String]) -> Workflow {
         var parents: [String: String] = [:]
         var byID: [String: Step] = [:]
         forEachStep { nested in
             byID[nested.step.id] = nested.step
             parents[nested.step.id] = nested.parent
         }
-        guard byID[id] != nil else { return nil }
+        let targets = Set(ids)
         var needed: Set<String> = []
-        var pending = [id]
+        var pending = ids
         while let current = pending.popLast() {
             guard needed.insert(current).inserted, let step = byID[current] else { continue }
             pending += step.prerequisites
             if let parent = parents[current] { pending.append(parent) }
             var descendants = step.children
-            while current == id, let descendant = descendants.popLast() {
+            while targets.contains(current), let descendant = descendants.popLast() {
                 pending.append(descendant.id)
                 descendants += descendant.children
             }
