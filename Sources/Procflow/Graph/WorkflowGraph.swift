@@ -92,6 +92,9 @@ public struct WorkflowGraph: Sendable {
 
     private func kindName(_ step: Step) -> String {
         if case .file(let operation) = step.kind { return "file \(operation.name)" }
+        if case .group(let group) = step.kind, let file = group.includedFrom {
+            return "include \(file)"
+        }
         return step.kind.name
     }
 

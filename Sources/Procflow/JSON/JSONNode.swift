@@ -37,6 +37,25 @@ struct JSONNode {
     }
 }
 extension JSONNode {
+    /// The same value with every offset moved by `base`: for a file laid after others in a
+    /// ``SourceMap``. Recursion is bounded by the parser's nesting limit.
+    func rebased(by base: Int) -> JSONNode {
+        guard base != 0 else { return self }
+        switch value {
+        case .array(let items):
+            return JSONNode(
+                value: .array(items.map { $0.rebased(by: base) }), offset: offset + base)
+        case .object(let members):
+            let moved = members.map {
+                Member(
+                    key: $0.key, keyOffset: $0.keyOffset + base, value: $0.value.rebased(by: base))
+            }
+            return JSONNode(value: .object(moved), offset: offset + base)
+        case .null, .bool, .number, .string:
+            return JSONNode(value: value, offset: offset + base)
+        }
+    }
+
     /// The value's JSON type, for messages, as ``JSONValue/typeDescription`` words it.
     var typeDescription: String {
         switch value {

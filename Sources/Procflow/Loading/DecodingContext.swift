@@ -1,8 +1,12 @@
-/// What decoding a workflow file needs besides the JSON: the file, for locations, the
-/// variables, to fill in, and the problems found so far.
+/// What decoding a workflow file needs besides the JSON: the file and the map of every file
+/// loaded, for locations, the variables, to fill in, and the problems found so far.
 final class DecodingContext {
+    /// The file being decoded.
     let file: String
-    let source: SourceText
+    /// Every file of the workflow: offsets in it say which file a problem is in.
+    let sources: SourceMap
+    /// The files that include this one, outermost first, and this one: for include cycles.
+    let includeChain: [String]
     /// The workflow's variables, with their values once `--var` overrides are applied.
     var variables: [String: String] = [:]
     /// Every id the file declares, including those of procedures that could not be decoded,
@@ -10,13 +14,15 @@ final class DecodingContext {
     var declaredIDs: [String: Int] = [:]
     private(set) var diagnostics: [Diagnostic] = []
 
-    init(file: String, source: SourceText) {
+    init(file: String, sources: SourceMap, includeChain: [String]) {
         self.file = file
-        self.source = source
+        self.sources = sources
+        self.includeChain = includeChain
     }
 
     func error(_ message: String, at offset: Int, _ pointer: JSONPointer?) {
-        error(message, location: source.location(ofOffset: offset), pointer)
+        let (file, location) = sources.locate(offset)
+        error(message, in: file, location: location, pointer)
     }
 
     func error(_ message: String, location: SourceLocation?, _ pointer: JSONPointer?) {
@@ -32,7 +38,14 @@ final class DecodingContext {
     }
 
     func location(of offset: Int) -> SourceLocation {
-        source.location(ofOffset: offset)
+        sources.locate(offset).location
+    }
+
+    /// Takes in what decoding an included file found: its problems, and its ids (`rename`d as
+    /// they join this workflow).
+    func absorb(_ other: DecodingContext, renaming rename: (String) -> String) {
+        diagnostics += other.diagnostics
+        for (id, offset) in other.declaredIDs { declaredIDs[rename(id)] = offset }
     }
 
     /// `text` with its `${name}` references filled in, or `nil` after reporting an unknown

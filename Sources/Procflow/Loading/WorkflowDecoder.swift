@@ -7,13 +7,13 @@
 /// Turns the JSON of a workflow file into a ``Workflow``, reporting every problem of shape
 /// (types, missing and unknown fields) rather than stopping at the first.
 struct WorkflowDecoder {
-    private let report: DecodingContext
+    let report: DecodingContext
     /// `--var` overrides of the workflow's variables.
     private let overrides: [String: String]
 
     static let topLevelFields = [
-        "$schema", "version", "name", "description", "vars", "env", "dotenv", "maxConcurrency",
-        "procedures",
+        "$schema", "version", "name", "description", "vars", "env", "dotenv", "include",
+        "maxConcurrency", "procedures",
     ]
     static let commonFields = [
         "id", "kind", "description", "dependsOn", "input", "when", "mutex", "retry", "timeout",
@@ -106,10 +106,16 @@ struct WorkflowDecoder {
         } else {
             object.missing("procedures", ": a workflow lists its procedures")
         }
+        var dotenvVariables = dotenv
+        if let (node, pointer) = object.node("include") {
+            let included = decodeIncludes(node, at: pointer)
+            steps += included.steps
+            dotenvVariables += included.dotenv
+        }
         object.reportUnread(in: "the workflow", allowed: Self.topLevelFields)
         return Workflow(
             path: report.file, name: name, description: description, variables: variables,
-            environment: environment, dotenv: dotenv, maxConcurrency: maxConcurrency,
+            environment: environment, dotenv: dotenvVariables, maxConcurrency: maxConcurrency,
             steps: steps)
     }
 

@@ -36,18 +36,20 @@ public enum WorkflowLoader {
     public static func load(
         bytes: [UInt8], file: String, overrides: [(name: String, value: String)] = []
     ) throws(WorkflowErrors) -> Workflow {
-        let source = SourceText(bytes: bytes)
+        let sources = SourceMap()
+        _ = sources.add(file, bytes)
         let root: JSONNode
         do {
             root = try JSONParser.parse(bytes)
         } catch {
             throw WorkflowErrors(diagnostics: [
                 Diagnostic(
-                    file: file, location: source.location(ofOffset: error.offset), pointer: nil,
+                    file: file, location: sources.locate(error.offset).location, pointer: nil,
                     message: "invalid JSON: \(error.message)")
             ])
         }
-        let context = DecodingContext(file: file, source: source)
+        let context = DecodingContext(
+            file: file, sources: sources, includeChain: [canonicalPath(file)])
         var overrideValues: [String: String] = [:]
         for (name, value) in overrides { overrideValues[name] = value }
         let decoder = WorkflowDecoder(report: context, overrides: overrideValues)
@@ -101,5 +103,13 @@ public enum WorkflowLoader {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
         return String(name[..<dot])
+    }
+
+    /// The path with symbolic links and `..` resolved, as include cycles are found; the path
+    /// as given if it cannot be resolved.
+    static func canonicalPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 }

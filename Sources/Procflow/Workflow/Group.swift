@@ -8,4 +8,7 @@ public struct Group: Sendable {
     public var outputFrom: Reference?
     /// How many children run at once, within the run's limit.
     public var maxConcurrency: Int?
+    /// For the group an `include` makes: the file its steps come from, as the includer names
+    /// it.
+    public var includedFrom: String? = nil
 }

@@ -1,0 +1,31 @@
+/// The files one workflow was loaded from — the workflow file and the files it includes —
+/// laid end to end in one space of byte offsets, so that an offset alone says which file a
+/// step, a reference or a value came from, and where in it.
+final class SourceMap {
+    private struct File {
+        let name: String
+        let base: Int
+        let text: SourceText
+    }
+
+    private var files: [File] = []
+
+    /// Adds the file `name` with its `bytes`; returns the offset its first byte has.
+    func add(_ name: String, _ bytes: [UInt8]) -> Int {
+        let base = files.last.map { $0.base + $0.text.bytes.count + 1 } ?? 0
+        files.append(File(name: name, base: base, text: SourceText(bytes: bytes)))
+        return base
+    }
+
+    /// The file `offset` is in, and the line and column there.
+    func locate(_ offset: Int) -> (file: String, location: SourceLocation) {
+        var low = 0
+        var high = files.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if files[middle].base <= offset { low = middle } else { high = middle - 1 }
+        }
+        let file = files[low]
+        return (file.name, file.text.location(ofOffset: offset - file.base))
+    }
+}
