@@ -7,4 +7,7 @@ protocol StepEvents: Sendable {
     func output(_ id: String, _ stream: ShellProcedure.Stream, _ lines: [Substring])
     func retried(_ id: String, attempt: Int, of: Int, previous: (any Error)?)
     func finished(_ id: String, _ procedure: Procedure)
+    /// Steps made while the run goes on (the instances of a `forEach`, with the steps they
+    /// hold), each with the ids of the groups it is in, to be reported like the others.
+    func added(_ steps: [(id: String, path: [String])])
 }

@@ -63,6 +63,12 @@ public enum StepOutcome: Sendable, Equatable {
         }
     }
 
+    /// A failure's reason.
+    var reason: String? {
+        if case .failed(let reason, _) = self { return reason }
+        return nil
+    }
+
     /// Whether the outcome is a failure that should fail the run and skip dependents.
     var isFailure: Bool {
         if case .failed = self { return true }

@@ -30,8 +30,8 @@ final class WorkflowBuilder: @unchecked Sendable {
     private let workflow: Workflow
     private let settings: Settings
     private let events: StepEvents
-    /// Every step of the file, with where it stands.
-    private let steps: [String: NestedStep]
+    /// Every step, with where it stands: the file's, and the instances made as the run goes.
+    private let steps: Locked<[String: NestedStep]>
     /// The procedure standing for each step built so far.
     private let nodes = Locked([String: any OutputProcedure<JSONValue>]())
     /// The environment values wired into each shell step, shared by its retry's attempts.
@@ -43,7 +43,7 @@ final class WorkflowBuilder: @unchecked Sendable {
         self.events = events
         var steps: [String: NestedStep] = [:]
         workflow.forEachStep { steps[$0.step.id] = $0 }
-        self.steps = steps
+        self.steps = Locked(steps)
     }
 
     /// The root group, holding every top-level step.
@@ -59,9 +59,14 @@ final class WorkflowBuilder: @unchecked Sendable {
     func cancellableLeaves() -> [any OutputProcedure<JSONValue>] {
         let built = nodes.withLock { $0 }
         return built.compactMap { id, node in
-            guard let step = steps[id]?.step, !step.always, step.kind.isLeaf else { return nil }
+            guard let step = step(id), !step.always, step.kind.isLeaf else { return nil }
             return node
         }
+    }
+
+    /// The step `id`: one of the file's, or an instance made as the run goes.
+    func step(_ id: String) -> Step? {
+        steps.withLock { $0[id]?.step }
     }
 
     /// The procedure that stands for the step `id`, once built.
@@ -86,6 +91,10 @@ final class WorkflowBuilder: @unchecked Sendable {
 
     private func makeNode(_ step: Step, built: inout [Step]) -> any OutputProcedure<JSONValue> {
         let node: any OutputProcedure<JSONValue>
+        if let forEach = step.forEach {
+            node = makeForEach(step, forEach)
+            return register(node, for: step, built: &built)
+        }
         switch step.kind {
         case .group(let group):
             let children = group.steps.map { makeNode($0, built: &built) as Operation }
@@ -117,11 +126,67 @@ final class WorkflowBuilder: @unchecked Sendable {
         case .file(let operation):
             node = attempts(of: step) { [self] in makeFile(operation) }
         }
+        return register(node, for: step, built: &built)
+    }
+
+    private func register(
+        _ node: any OutputProcedure<JSONValue>, for step: Step, built: inout [Step]
+    ) -> any OutputProcedure<JSONValue> {
         node.name = step.id
         node.addObserver(StepObserver(id: step.id, events: events))
         nodes.withLock { $0[step.id] = node }
         built.append(step)
         return node
+    }
+
+    /// A `forEach` step: its instances are made, built and wired as its batch runs.
+    private func makeForEach(_ step: Step, _ forEach: ForEach) -> any OutputProcedure<JSONValue> {
+        let path = steps.withLock { $0[step.id]?.path ?? [] } + [step.id]
+        let procedure = ForEachProcedure(
+            id: step.id, items: forEach.staticItems, tolerated: step.continueOnError
+        ) { [self] index, item in
+            makeInstance(of: step, at: index, item: item, path: path)
+        }
+        return procedure
+    }
+
+    /// The instance of `template` for item number `index`: built like any step, in a group
+    /// that gives its output; or, if the item lacks a field the step names, a procedure that
+    /// fails saying so.
+    private func makeInstance(of template: Step, at index: Int, item: JSONValue, path: [String])
+        -> ForEachProcedure.Instance
+    {
+        let instance: Step
+        do {
+            instance = try template.instance(at: index, item: item)
+        } catch {
+            let id = ForEach.instanceID(of: template.id, at: index)
+            events.added([(id, path)])
+            let failing = ResultProcedure<JSONValue> { throw StepError(.input, error.description) }
+            failing.name = id
+            failing.addObserver(StepObserver(id: id, events: events))
+            let group = StepGroupProcedure(children: [failing], tolerated: [])
+            group.bind(from: failing)
+            return group
+        }
+        var added: [(id: String, path: [String])] = []
+        let nested = Workflow(
+            path: workflow.path, name: workflow.name, description: nil, variables: [],
+            environment: [], maxConcurrency: nil, steps: [instance])
+        steps.withLock { steps in
+            nested.forEachStep { inner in
+                let placed = NestedStep(
+                    step: inner.step, path: path + inner.path, cases: inner.cases)
+                steps[inner.step.id] = placed
+                added.append((inner.step.id, placed.path))
+            }
+        }
+        events.added(added)
+        let children = build([instance])
+        let group = StepGroupProcedure(
+            children: children, tolerated: instance.continueOnError ? [instance.id] : [])
+        if let node = node(instance.id) { group.bind(from: node) }
+        return group
     }
 
     /// The step's procedure: one attempt, or a retry making attempts with `make`. Each attempt
@@ -215,6 +280,7 @@ final class WorkflowBuilder: @unchecked Sendable {
         for reference in step.dependsOn {
             if let dependency = self.node(reference.id) { node.addDependency(dependency) }
         }
+        if let forEach = step.forEach { return wireForEach(step, forEach, node: node) }
         if let input = step.input, let source = self.node(input.from.id) {
             inject(into: node, from: source, wire: input)
         }
@@ -254,6 +320,21 @@ final class WorkflowBuilder: @unchecked Sendable {
         }
     }
 
+    /// A `forEach` step waits for its `dependsOn` and the step its list comes from; the rest
+    /// of what it names (its input, condition, mutex) is each instance's.
+    private func wireForEach(
+        _ step: Step, _ forEach: ForEach, node: any OutputProcedure<JSONValue>
+    ) {
+        if let wire = forEach.listWire, let source = self.node(wire.from.id) {
+            inject(into: node, from: source, wire: wire)
+        }
+        guard !step.always else { return }
+        let own = Set(step.dependsOn.map(\.id) + (forEach.listWire.map { [$0.from.id] } ?? []))
+        let dependencies = dependenciesToCheck(step).filter { own.contains($0.id) }
+        if !dependencies.isEmpty { node.addCondition(DependencyOutcomeCondition(dependencies)) }
+        if let stop = settings.failFast { node.addCondition(FailFastCondition(stop)) }
+    }
+
     /// The steps whose outcome decides whether `step` may run, in the order the file names them.
     private func dependenciesToCheck(_ step: Step) -> [DependencyOutcomeCondition.Dependency] {
         let takingData = Set(step.wires.map(\.wire.from.id))
@@ -261,7 +342,7 @@ final class WorkflowBuilder: @unchecked Sendable {
             node(id).map { procedure in
                 .init(
                     id: id, procedure: procedure, takesData: takingData.contains(id),
-                    tolerated: steps[id]?.step.continueOnError ?? false)
+                    tolerated: self.step(id)?.continueOnError ?? false)
             }
         }
     }
@@ -269,7 +350,7 @@ final class WorkflowBuilder: @unchecked Sendable {
     /// Why the step `id` must not run because of the steps it depends on, judged as its
     /// ``DependencyOutcomeCondition`` judges it; `nil` if nothing stops it.
     func dependencyProblem(of id: String) -> String? {
-        guard let step = steps[id]?.step else { return nil }
+        guard let step = step(id) else { return nil }
         return DependencyOutcomeCondition.reason(dependenciesToCheck(step))
     }
 

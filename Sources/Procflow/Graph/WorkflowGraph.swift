@@ -91,6 +91,15 @@ public struct WorkflowGraph: Sendable {
     }
 
     private func kindName(_ step: Step) -> String {
+        let kind = plainKindName(step)
+        guard let forEach = step.forEach else { return kind }
+        let items =
+            forEach.staticItems.map { plural($0.count, "item") }
+            ?? "the items of \(forEach.listWire?.from.id ?? "")"
+        return "\(kind), for each of \(items) as \(forEach.variable)"
+    }
+
+    private func plainKindName(_ step: Step) -> String {
         if case .file(let operation) = step.kind { return "file \(operation.name)" }
         if case .group(let group) = step.kind, let file = group.includedFrom {
             return "include \(file)"
@@ -110,6 +119,7 @@ public struct WorkflowGraph: Sendable {
         case .environment(let name): label = "env \(name)"
         case .branch: label = "on"
         case .condition: label = "when"
+        case .forEach: label = "for each"
         }
         if let select, !select.isRoot { label += " \(select)" }
         return label

@@ -12,6 +12,9 @@ final class DecodingContext {
     /// Every id the file declares, including those of procedures that could not be decoded,
     /// so that references to them are not reported as unknown as well.
     var declaredIDs: [String: Int] = [:]
+    /// While a `forEach` step is decoded: its item's name, whose references each instance
+    /// fills in.
+    var itemVariable: String?
     private(set) var diagnostics: [Diagnostic] = []
 
     init(file: String, sources: SourceMap, includeChain: [String]) {
@@ -51,7 +54,7 @@ final class DecodingContext {
     /// `text` with its `${name}` references filled in, or `nil` after reporting an unknown
     /// variable or a malformed reference.
     func substitute(_ text: String, at offset: Int, _ pointer: JSONPointer) -> String? {
-        switch VariableSubstitution.substitute(text, variables) {
+        switch VariableSubstitution.substitute(text, variables, deferring: itemVariable) {
         case .success(let filled):
             return filled
         case .failure(.unknown(let name)):
@@ -64,6 +67,8 @@ final class DecodingContext {
             error(
                 "unterminated variable reference: write ${name}, or $${ for a literal ${",
                 at: offset, pointer)
+        case .failure(.noField):
+            break  // only items have fields, and they are filled in per instance
         }
         return nil
     }

@@ -17,7 +17,7 @@ struct WorkflowDecoder {
     ]
     static let commonFields = [
         "id", "kind", "description", "dependsOn", "input", "when", "mutex", "retry", "timeout",
-        "continueOnError", "always",
+        "continueOnError", "always", "forEach",
     ]
     static let kindFields: [String: [String]] = [
         "shell": ["run", "argv", "cwd", "env", "inputs", "output"],
@@ -206,6 +206,11 @@ struct WorkflowDecoder {
             object.missing("kind", ": one of \"shell\", \"http\", \"file\", \"group\", \"branch\"")
         }
         let description = object.string("description")
+        // Read first: the item's references in the other fields are left for each instance.
+        let forEach = object.node("forEach").flatMap { decodeForEach($0.node, at: $0.pointer) }
+        let enclosingItem = report.itemVariable
+        if let forEach { report.itemVariable = forEach.variable }
+        defer { report.itemVariable = enclosingItem }
         let dependsOn = decodeReferences(&object, "dependsOn")
         let input = object.node("input").flatMap { decodeWire($0.node, at: $0.pointer) }
         let when = object.node("when").flatMap { decodeCondition($0.node, at: $0.pointer) }
@@ -237,7 +242,7 @@ struct WorkflowDecoder {
         return Step(
             id: id, description: description, kind: kind, dependsOn: dependsOn, input: input,
             when: when, mutex: mutex, retry: retry, timeout: timeout,
-            continueOnError: continueOnError, always: always,
+            continueOnError: continueOnError, always: always, forEach: forEach,
             pointer: pointer, offset: object.offset)
     }
 
@@ -323,7 +328,7 @@ struct WorkflowDecoder {
         }
     }
 
-    private func decodeReference(_ node: JSONNode, at pointer: JSONPointer) -> Reference? {
+    func decodeReference(_ node: JSONNode, at pointer: JSONPointer) -> Reference? {
         guard case .string(let id) = node.value else {
             report.error(
                 "expected a procedure id, found \(node.typeDescription)", at: node.offset, pointer)
@@ -338,6 +343,13 @@ struct WorkflowDecoder {
                 node, at: pointer, report: report,
                 expected: "a wire object such as {\"from\": \"id\"}")
         else { return nil }
+        let wire = decodeWire(in: &object)
+        object.reportUnread(in: "a wire", allowed: ["from", "select"])
+        return wire
+    }
+
+    /// The wire that `object`'s `from` and `select` describe.
+    func decodeWire(in object: inout ObjectReader) -> Wire? {
         let from = object.node("from").flatMap { decodeReference($0.node, at: $0.pointer) }
         if !object.has("from") {
             object.missing("from", ": the id of the procedure whose output to take")
@@ -357,11 +369,8 @@ struct WorkflowDecoder {
                     at: node.offset, selectPointer)
             }
         }
-        object.reportUnread(in: "a wire", allowed: ["from", "select"])
         guard let from else { return nil }
-        return Wire(
-            from: from, select: select, pointer: pointer, offset: node.offset
-        )
+        return Wire(from: from, select: select, pointer: object.pointer, offset: object.offset)
     }
 
     private func decodeShell(_ object: inout ObjectReader) -> Shell? {
@@ -421,7 +430,9 @@ struct WorkflowDecoder {
 
     private func decodeHTTP(_ object: inout ObjectReader) -> HTTP? {
         let url = object.string("url", required: true, nonEmpty: true, substitute: true)
-        if let url, !Self.isHTTPURL(url), let (node, pointer) = object.node("url") {
+        // A forEach instance's URL is checked when the item is filled in.
+        let perItem = report.itemVariable != nil && (url?.contains("${") ?? false)
+        if let url, !perItem, !Self.isHTTPURL(url), let (node, pointer) = object.node("url") {
             report.error(
                 "\"\(url)\" is not a valid URL: expected http:// or https:// and a host",
                 at: node.offset,

@@ -55,13 +55,19 @@ struct WorkflowValidator {
         for reference in step.dependsOn {
             _ = resolve(reference, from: info, what: "depend on")
         }
-        for (wire, _) in info.wires {
+        for (wire, role) in info.wires {
             guard let source = resolve(wire.from, from: info, what: "take data from") else {
                 continue
             }
             checkWire(wire, source: source.step)
+            if role == .forEach, source.step.outputFormat == .text, wire.select == nil {
+                report.error(
+                    "a forEach takes its items from a JSON list, and \"\(source.step.id)\" gives text\(source.step.canGiveJSON ? " (set \"output\": \"json\" on it)" : "")",
+                    at: wire.from.offset, wire.from.pointer)
+            }
         }
         checkInput(of: info)
+        if let forEach = step.forEach { checkInstances(of: step, forEach) }
         if step.retry != nil, step.isContainer {
             report.error(
                 "retry applies to shell, http and file procedures, not to a \(step.kind.name): retry its children",
@@ -209,6 +215,28 @@ struct WorkflowValidator {
         if isInput, !child.acceptsInput {
             report.error(
                 "\"\(child.id)\" takes no input", at: reference.offset, reference.pointer)
+        }
+    }
+
+    /// Makes each instance of a step whose items the file gives, reporting the first item
+    /// that lacks a field the step names, or that makes an invalid URL.
+    private func checkInstances(of step: Step, _ forEach: ForEach) {
+        guard let items = forEach.staticItems else { return }
+        for (index, item) in items.enumerated() {
+            let instance: Step
+            do {
+                instance = try step.instance(at: index, item: item)
+            } catch {
+                report.error(
+                    error.description, at: forEach.offset, forEach.pointer)
+                return
+            }
+            if case .http(let http) = instance.kind, !WorkflowDecoder.isHTTPURL(http.url) {
+                report.error(
+                    "item \(index) makes \"\(http.url)\", which is not an http or https URL",
+                    at: forEach.offset, forEach.pointer)
+                return
+            }
         }
     }
 

@@ -69,6 +69,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         var failedFast = false
         /// A second signal asked for everything to be killed at once.
         var killed = false
+        /// The steps made as the run went (a forEach's instances), by the id of the step they
+        /// were made for, in the order made.
+        var added: [String: [String]] = [:]
     }
 
     /// Numbers the runs of this process, for their ids.
@@ -83,7 +86,6 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private let failFastStop = FailFastStop()
     /// Steps in file order, depth first, for the summary.
     private let order: [String]
-    private let stepsByID: [String: Step]
     /// The run's id, given to every command as `PROCFLOW_RUN_ID`, so that what a command
     /// leaves behind can be told apart from what other runs left. A run started by a command
     /// of another run extends that run's id.
@@ -101,14 +103,15 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         self.reporters = reporters
         var order: [String] = []
         var records: [String: Record] = [:]
-        var stepsByID: [String: Step] = [:]
+        var templates: Set<String> = []
         workflow.forEachStep { nested in
+            // What a forEach step holds is a template: its instances are reported instead.
+            if nested.path.contains(where: templates.contains) { return }
+            if nested.step.forEach != nil { templates.insert(nested.step.id) }
             order.append(nested.step.id)
             records[nested.step.id] = Record(path: nested.path)
-            stepsByID[nested.step.id] = nested.step
         }
         self.order = order
-        self.stepsByID = stepsByID
         state.withLock { $0.records = records }
         let number = Self.runCount.wrappingAdd(1, ordering: .relaxed).newValue
         runID = [options.environment["PROCFLOW_RUN_ID"], "\(getpid())-\(number)"]
@@ -178,6 +181,14 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// (found below procflow in the process tree) and groups still torn down, with SIGTERM,
     /// the grace period, then SIGKILL. Nothing the run started outlives it.
     private func endLeftovers() {
+        // Commands still being torn down (a cancelled step's condition command) get the rest
+        // of their grace period first: they have had their signal.
+        let deadline = Date().addingTimeInterval(options.gracePeriod)
+        while !processGroups.running.isEmpty, Date() < deadline,
+            !state.withLock({ $0.killed })
+        {
+            usleep(10_000)
+        }
         let leftovers =
             options.ownsDescendants
             ? LeftoverSweep.descendants()
@@ -198,6 +209,27 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         emit(step: id, .stepStarted)
     }
 
+    func added(_ steps: [(id: String, path: [String])]) {
+        guard let owner = steps.first?.path.last else { return }
+        state.withLock { state in
+            for (id, path) in steps where state.records[id] == nil {
+                state.records[id] = Record(path: path)
+                state.added[owner, default: []].append(id)
+            }
+        }
+    }
+
+    /// Every step, in file order, depth first, with the steps made for a step right after it.
+    private func fullOrder(_ state: State) -> [String] {
+        guard !state.added.isEmpty else { return order }
+        var full: [String] = []
+        for id in order {
+            full.append(id)
+            full += state.added[id] ?? []
+        }
+        return full
+    }
+
     func output(_ id: String, _ stream: ShellProcedure.Stream, _ lines: [Substring]) {
         emit(step: id, .stepOutput(stream, lines))
     }
@@ -211,7 +243,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
 
     func finished(_ id: String, _ procedure: Procedure) {
         let outcome = StepOutcome.of(procedure)
-        let tolerated = builderStep(id)?.continueOnError ?? false
+        let tolerated = builder.step(id)?.continueOnError ?? false
         let (duration, record) = state.withLock { state -> (TimeInterval?, Record?) in
             let duration = state.records[id]?.started.map { Date().timeIntervalSince($0) }
             state.records[id]?.duration = duration
@@ -270,15 +302,11 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         }
     }
 
-    private func builderStep(_ id: String) -> Step? {
-        stepsByID[id]
-    }
-
     /// Steps that never started nor finished: in a branch case not taken, or in a group that
     /// did not run. They are reported as skipped.
     private func accountForStepsThatNeverRan() {
         let pending = state.withLock { state in
-            order.filter { state.records[$0]?.status == .pending }.map {
+            fullOrder(state).filter { state.records[$0]?.status == .pending }.map {
                 ($0, state.records[$0]!.path)
             }
         }
@@ -301,7 +329,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
 
     private func makeSummary(duration: TimeInterval) -> RunSummary {
         state.withLock { state in
-            let rows = order.map { id -> RunSummary.Row in
+            let rows = fullOrder(state).map { id -> RunSummary.Row in
                 let record = state.records[id]!
                 return RunSummary.Row(
                     id: id, path: record.path, status: record.status, duration: record.duration,

@@ -24,6 +24,8 @@ public struct Step: Sendable {
     /// Whether the step runs even when steps it depends on failed or were skipped: for
     /// clean-up.
     public var always: Bool
+    /// Runs the step once per item of a list, instead of once.
+    public var forEach: ForEach? = nil
     /// Where the step is in the file: its JSON Pointer, and the byte offset of its object
     /// (turned into a line and column only for a diagnostic).
     public var pointer: JSONPointer
@@ -66,8 +68,9 @@ public struct Step: Sendable {
         }
     }
 
-    /// What the step's output is.
+    /// What the step's output is: for a `forEach`, the array of its instances' outputs.
     public var outputFormat: OutputFormat {
+        if forEach != nil { return .json }
         switch kind {
         case .shell(let shell): return shell.output
         case .http(let http): return http.output
@@ -84,6 +87,7 @@ extension Step {
     /// How many wires the step reads, without listing them.
     var wireCount: Int {
         var count = (input == nil ? 0 : 1) + (when?.wires.count ?? 0)
+        if case .wire = forEach?.items { count += 1 }
         if case .shell(let shell) = kind { count += shell.inputs.count }
         if case .branch = kind { count += 1 }
         return count
@@ -99,6 +103,7 @@ extension Step {
         }
         if case .branch(let branch) = kind { wires.append((branch.on, .branch)) }
         if let when { wires += when.wires.map { ($0, .condition) } }
+        if case .wire(let wire) = forEach?.items { wires.append((wire, .forEach)) }
         return wires
     }
 

@@ -1,0 +1,79 @@
+extension WorkflowDecoder {
+    /// A step's `forEach`: exactly one of `in` (a list), `matrix` (an object of lists) or
+    /// `from` (with `select`: a wire to a JSON array), and `as`, the item's name.
+    func decodeForEach(_ node: JSONNode, at pointer: JSONPointer) -> ForEach? {
+        guard
+            var object = ObjectReader(
+                node, at: pointer, report: report,
+                expected: "a forEach object such as {\"in\": [1, 2]}")
+        else { return nil }
+        let forms = ["in", "matrix", "from"].filter { object.has($0) }
+        if forms.count != 1 {
+            report.error(
+                forms.isEmpty
+                    ? "a forEach needs its items: \"in\" (a list), \"matrix\" (an object of lists) or \"from\" (a step whose output is a list)"
+                    : "a forEach takes one of \"in\", \"matrix\" and \"from\", not \(Self.list(forms.map { "\"\($0)\"" }))",
+                at: node.offset, pointer)
+        }
+        if report.itemVariable != nil {
+            report.error(
+                "a forEach cannot be inside another forEach: use a \"matrix\"", at: node.offset,
+                pointer)
+        }
+        let variable = object.string("as", nonEmpty: true) ?? "item"
+        if let problem = NamePattern.environmentVariable.problem(with: variable) {
+            report.error("\"as\": \(problem)", at: node.offset, pointer.appending("as"))
+        }
+        var items: ForEach.Items?
+        switch forms.first {
+        case "in": items = decodeList(&object, "in").map(ForEach.Items.values)
+        case "matrix": items = decodeMatrix(&object).map(ForEach.Items.matrix)
+        case "from": items = decodeWire(in: &object).map(ForEach.Items.wire)
+        default: break
+        }
+        if forms.first != "from", object.has("select") {
+            _ = object.node("select")
+            report.error(
+                "\"select\" goes with \"from\"", at: node.offset, pointer.appending("select"))
+        }
+        object.reportUnread(in: "a forEach", allowed: ["in", "matrix", "from", "select", "as"])
+        guard forms.count == 1, let items else { return nil }
+        return ForEach(items: items, variable: variable, pointer: pointer, offset: node.offset)
+    }
+
+    /// The JSON values of the array at `key`.
+    private func decodeList(_ object: inout ObjectReader, _ key: String) -> [JSONValue]? {
+        guard let (node, pointer) = object.node(key) else { return nil }
+        guard case .array(let items) = node.value else {
+            report.error(
+                "expected an array of items, found \(node.typeDescription)", at: node.offset,
+                pointer)
+            return nil
+        }
+        return items.map(\.plain)
+    }
+
+    /// The axes of a matrix, in file order: each a name and its values.
+    private func decodeMatrix(_ object: inout ObjectReader) -> [(
+        name: String, values: [JSONValue]
+    )]? {
+        guard let (node, pointer) = object.node("matrix") else { return nil }
+        guard case .object(let members) = node.value, !members.isEmpty else {
+            report.error(
+                "expected an object of lists, such as {\"os\": [\"linux\", \"macos\"]}",
+                at: node.offset, pointer)
+            return nil
+        }
+        var axes: [(name: String, values: [JSONValue])] = []
+        for member in members {
+            guard case .array(let values) = member.value.value else {
+                report.error(
+                    "expected a list of values, found \(member.value.typeDescription)",
+                    at: member.value.offset, pointer.appending(member.key))
+                continue
+            }
+            axes.append((member.key, values.map(\.plain)))
+        }
+        return axes.count == members.count ? axes : nil
+    }
+}

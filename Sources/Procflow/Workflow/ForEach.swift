@@ -1,0 +1,51 @@
+/// A step run once per item of a list: the list given in the file, the cartesian product of a
+/// matrix, or a JSON array another step produces. Each instance gets the item as a variable
+/// (`${item}`, `${item.field}`) and as an environment variable of that name; the step's output
+/// is the array of its instances' outputs, in item order.
+public struct ForEach: Sendable {
+    /// Where the items come from.
+    public enum Items: Sendable {
+        /// Items given in the file.
+        case values([JSONValue])
+        /// Each combination of the axes' values, as an object `{axis: value, …}`, in order: the
+        /// first axis varies slowest.
+        case matrix([(name: String, values: [JSONValue])])
+        /// The JSON array another step's output holds (at `select`, if given).
+        case wire(Wire)
+    }
+
+    /// Where the items come from.
+    public var items: Items
+    /// The name each instance gets its item under (`item` unless the file says otherwise).
+    public var variable: String
+    /// Where `forEach` is in the file.
+    public var pointer: JSONPointer
+    var offset: Int
+
+    /// The items, when the file gives them: a list, or a matrix's combinations.
+    public var staticItems: [JSONValue]? {
+        switch items {
+        case .values(let values): return values
+        case .matrix(let axes):
+            var combinations: [[String: JSONValue]] = [[:]]
+            for (name, values) in axes {
+                combinations = combinations.flatMap { combination in
+                    values.map { value in combination.merging([name: value]) { _, new in new } }
+                }
+            }
+            return combinations.map(JSONValue.object)
+        case .wire: return nil
+        }
+    }
+
+    /// The wire the items come from, if another step gives them.
+    public var listWire: Wire? {
+        if case .wire(let wire) = items { return wire }
+        return nil
+    }
+
+    /// The id of the instance for item number `index` of the step `id`: `id[index]`.
+    public static func instanceID(of id: String, at index: Int) -> String {
+        "\(id)[\(index)]"
+    }
+}
