@@ -9,11 +9,39 @@ final class ExclusivityManager: Sendable {
 
     private struct Category {
         var holders: [Procedure] = []
-        var waiting: [Procedure] = []
+        /// First come, first served. A procedure that gave up waiting stays here until it
+        /// comes to the front, and is skipped then (it is no longer in `State.missing`).
+        var waiting = RingBuffer<Procedure>()
         /// How many holders it admits.
         var limit = 1
 
         var hasRoom: Bool { holders.count < limit }
+
+        /// Takes a place for `procedure` if there is one and nobody waits before it, or a place in
+        /// line; true if it holds the category now. A category held by one of `ancestors` is
+        /// granted without changing hands.
+        mutating func claim(for procedure: Procedure, coveredBy ancestors: Set<ObjectIdentifier>)
+            -> Bool
+        {
+            if !ancestors.isEmpty,
+                holders.contains(where: { ancestors.contains(ObjectIdentifier($0)) })
+            {
+                return true
+            }
+            if hasRoom, waiting.isEmpty {
+                holders.append(procedure)
+                return true
+            }
+            waiting.append(procedure)
+            return false
+        }
+
+        /// Removes `procedure` from the holders; false if it was not one.
+        mutating func leave(_ procedure: Procedure) -> Bool {
+            guard let index = holders.firstIndex(where: { $0 === procedure }) else { return false }
+            holders.remove(at: index)
+            return true
+        }
     }
 
     private struct State {
@@ -36,17 +64,10 @@ final class ExclusivityManager: Sendable {
         return state.withLock { state in
             var missing = 0
             for (name, limit) in categories {
-                var category = state.categories[name] ?? Category(limit: limit)
-                if category.holders.contains(where: { ancestors.contains(ObjectIdentifier($0)) }) {
-                    continue
-                }
-                if category.hasRoom, category.waiting.isEmpty {
-                    category.holders.append(procedure)
-                } else {
-                    category.waiting.append(procedure)
-                    missing += 1
-                }
-                state.categories[name] = category
+                // Mutated in place: a copy would copy the line of waiters each time.
+                let granted = state.categories[name, default: Category(limit: limit)].claim(
+                    for: procedure, coveredBy: ancestors)
+                if !granted { missing += 1 }
             }
             if missing > 0 { state.missing[ObjectIdentifier(procedure)] = missing }
             return missing == 0
@@ -59,27 +80,28 @@ final class ExclusivityManager: Sendable {
         let categories = procedure.protected.withLock { $0.exclusivityCategories }
         let granted = state.withLock { state -> [Procedure] in
             var granted: [Procedure] = []
+            // Not waiting any more: skipped when it comes to the front of a line.
             state.missing[ObjectIdentifier(procedure)] = nil
             for name in categories {
-                guard var category = state.categories[name] else { continue }
-                category.waiting.removeAll { $0 === procedure }
-                if let index = category.holders.firstIndex(where: { $0 === procedure }) {
-                    category.holders.remove(at: index)
-                    if !category.waiting.isEmpty {
-                        let next = category.waiting.removeFirst()
-                        category.holders.append(next)
-                        let key = ObjectIdentifier(next)
-                        let missing = state.missing[key, default: 1] - 1
-                        if missing == 0 {
-                            state.missing[key] = nil
-                            granted.append(next)
-                        } else {
-                            state.missing[key] = missing
-                        }
+                guard let index = state.categories.index(forKey: name) else { continue }
+                guard state.categories.values[index].leave(procedure) else { continue }
+                while state.categories.values[index].hasRoom,
+                    let next = state.categories.values[index].waiting.popFirst()
+                {
+                    let key = ObjectIdentifier(next)
+                    guard let missing = state.missing[key] else { continue }  // gave up
+                    state.categories.values[index].holders.append(next)
+                    if missing == 1 {
+                        state.missing[key] = nil
+                        granted.append(next)
+                    } else {
+                        state.missing[key] = missing - 1
                     }
                 }
-                state.categories[name] =
-                    category.holders.isEmpty && category.waiting.isEmpty ? nil : category
+                let category = state.categories.values[index]
+                if category.holders.isEmpty, category.waiting.isEmpty {
+                    state.categories.remove(at: index)
+                }
             }
             return granted
         }
