@@ -92,13 +92,7 @@ struct ForEachTests {
             """)
         defer { fixture.remove() }
         #expect(try fixture.run(["--max-concurrent", "2"]).status == 0)
-        var running = 0
-        var highest = 0
-        for line in (fixture.contents("log") ?? "").split(separator: "\n") {
-            running += line == "s" ? 1 : -1
-            highest = max(highest, running)
-        }
-        #expect(highest == 2)
+        #expect(highestConcurrency(fixture.contents("log")) == 2)
     }
 
     @Test func aRunningForEachIsCancelledCleanly() throws {

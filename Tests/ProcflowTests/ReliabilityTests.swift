@@ -295,17 +295,6 @@ struct ReliabilityTests {
 
     // MARK: - Concurrency
 
-    /// The most lines of `log` that were between an "s" and its "e" at once.
-    private func highestConcurrency(_ log: String?) -> Int {
-        var running = 0
-        var highest = 0
-        for line in (log ?? "").split(separator: "\n") {
-            running += line.hasPrefix("s") ? 1 : -1
-            highest = max(highest, running)
-        }
-        return highest
-    }
-
     @Test func maxConcurrentLimitsTheWholeRunAndGroupsLimitFurther() throws {
         let step = #"{"id": "%@", "kind": "shell", "run": "echo s >> %@; sleep 0.3; echo e >> %@"}"#
         func group(_ id: String, limit: Int?, log: String) -> String {

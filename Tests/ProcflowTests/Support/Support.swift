@@ -108,3 +108,15 @@ func temporaryDirectory() throws -> URL {
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
+
+/// How many steps of a log that each step appends "s" to as it starts and "e" to as it ends
+/// were between the two at once, at most.
+func highestConcurrency(_ log: String?) -> Int {
+    var running = 0
+    var highest = 0
+    for line in (log ?? "").split(separator: "\n") {
+        running += line.hasPrefix("s") ? 1 : -1
+        highest = max(highest, running)
+    }
+    return highest
+}
