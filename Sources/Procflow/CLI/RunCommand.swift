@@ -143,7 +143,8 @@ struct RunCommand: ParsableCommand {
             workflow = restricted
         }
         if dryRun {
-            console.write(Plan(workflow).text)
+            let plan = Plan(workflow)
+            console.write(output == .events ? plan.json : plan.text)
             return CommandLineTool.ExitStatus.success
         }
         let runner = WorkflowRunner(

@@ -45,8 +45,11 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
         switch event.kind {
         case .workflowStarted(let name, let steps):
             console.write("procflow: running \(name), \(plural(steps.count, "step"))\n")
-        case .stepStarted:
-            buffers[id] = Buffer()
+        case .stepStarted(let attempt, _):
+            // A retry's attempts share one block.
+            if attempt == 1 { buffers[id] = Buffer() }
+        case .stepWaited:
+            break
         case .stepOutput(let stream, let lines):
             // Mutated in place: copying the buffer out and back would copy every line kept.
             for line in lines {
@@ -69,7 +72,7 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
             block(id, title: "\(id): cancelled: \(reason)")
         case .stepSkipped(let reason):
             console.write("\(id): skipped: \(reason)\n")
-        case .stepRetried(let attempt, let total, let reason):
+        case .stepRetried(let attempt, let total, let reason, _):
             console.write("\(id): attempt \(attempt) of \(total) after: \(reason)\n")
         case .workflowFinished(let summary):
             console.write(TerminalReporter.summaryTable(summary, style: style))

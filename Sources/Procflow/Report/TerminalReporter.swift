@@ -35,9 +35,12 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         case .workflowStarted(let name, let steps):
             for step in steps { state.statuses[step] = .pending }
             text = style.bold("procflow: running \(name), \(plural(steps.count, "step"))") + "\n"
-        case .stepStarted:
+        case .stepStarted(let attempt, let total):
             state.statuses[id] = .running
-            text = "\(prefix(id)) " + style.dim("started") + "\n"
+            let started = attempt == 1 ? "started" : "started attempt \(attempt) of \(total)"
+            text = "\(prefix(id)) " + style.dim(started) + "\n"
+        case .stepWaited:
+            return
         case .stepOutput(_, let lines):
             let head = prefix(id) + " "
             for line in lines {
@@ -63,7 +66,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         case .stepSkipped(let reason):
             state.statuses[id] = .skipped
             text = "\(prefix(id)) " + style.yellow("– skipped: \(reason)") + "\n"
-        case .stepRetried(let attempt, let total, let reason):
+        case .stepRetried(let attempt, let total, let reason, _):
             text =
                 "\(prefix(id)) " + style.yellow("↻ attempt \(attempt) of \(total) after: \(reason)")
                 + "\n"
