@@ -108,8 +108,8 @@ final class WorkflowBuilder: @unchecked Sendable {
             let procedure = BranchProcedure(
                 branch: branch,
                 tolerated: tolerated(branch.cases.flatMap(\.steps) + branch.otherwise),
-                onChoice: { [events] index in events.chose(step.id, caseIndex: index) }
-            ) { [self] steps in build(steps) }
+                onChoice: { [events] index in events.chose(step.id, caseIndex: index) },
+                makeCase: { [self] steps in build(steps) })
             if let timeout = step.timeout { procedure.addObserver(TimeoutObserver(by: timeout)) }
             node = procedure
         case .shell(let shell):
