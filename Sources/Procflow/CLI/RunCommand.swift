@@ -12,6 +12,13 @@ struct RunCommand: ParsableCommand {
         case output
         case gracePeriod = "grace-period"
         case captureLimit = "capture-limit"
+        case junit
+        case trace
+        case html
+        case summary
+
+        /// The report the option asks for, if it is a report's: the one of the same name.
+        var report: ReportFormat? { ReportFormat(rawValue: rawValue) }
 
         var spec: OptionSpec {
             switch self {
@@ -51,6 +58,8 @@ struct RunCommand: ParsableCommand {
                     help:
                         "The most stdout kept for a step's text or JSON output; past it the step fails. 16 by default."
                 )
+            case .junit, .trace, .html, .summary:
+                return .value(rawValue, "file", help: report?.help ?? "")
             }
         }
     }
@@ -89,6 +98,8 @@ struct RunCommand: ParsableCommand {
     let gracePeriod: TimeInterval?
     /// In bytes.
     let captureLimit: Int?
+    /// The reports to write at the end, and where.
+    let reports: [(format: ReportFormat, path: String)]
 
     init(_ arguments: ParsedArguments<Option>) throws(ArgumentError) {
         workflow = try WorkflowArguments(
@@ -127,6 +138,10 @@ struct RunCommand: ParsableCommand {
         failFast = arguments.isSet(.failFast)
         dryRun = arguments.isSet(.dryRun)
         only = arguments.value(.only)
+        reports = Option.allCases.compactMap { option in
+            guard let format = option.report, let path = arguments.value(option) else { return nil }
+            return (format, path)
+        }
     }
 
     func run(console: Console) -> Int32 {
@@ -147,14 +162,20 @@ struct RunCommand: ParsableCommand {
             console.write(output == .events ? plan.json : plan.text)
             return CommandLineTool.ExitStatus.success
         }
+        let files = ReportFiles(
+            graph: WorkflowGraph(workflow), files: reports, environment: console.environment)
         let runner = WorkflowRunner(
             workflow: workflow, options: runnerOptions(for: workflow, console: console),
-            reporters: [reporter(console: console)])
+            reporters: [reporter(console: console)] + (files.isNeeded ? [files] : []))
         let signals = SignalForwarding(runner: runner)
         let summary = runner.run()
         signals.stop()
+        for failure in files.failures { console.writeError("error: \(failure)\n") }
         switch summary.result {
-        case .succeeded: return CommandLineTool.ExitStatus.success
+        case .succeeded:
+            // A report asked for and not written fails a run that went well.
+            return files.failures.isEmpty
+                ? CommandLineTool.ExitStatus.success : CommandLineTool.ExitStatus.failure
         case .failed: return CommandLineTool.ExitStatus.failure
         case .interrupted(let signal): return 128 + signal
         }

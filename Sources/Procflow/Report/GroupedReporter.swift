@@ -11,26 +11,10 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
     /// The most output kept per step; beyond it, the earliest lines are dropped and counted.
     static let bufferLimit = 4 << 20
 
-    /// A step's output so far: a ring of lines, the oldest dropped past the byte limit.
-    private struct Buffer {
-        var lines = RingBuffer<String>()
-        var bytes = 0
-        var dropped = 0
-
-        mutating func append(_ line: String) {
-            lines.append(line)
-            bytes += line.utf8.count
-            while bytes > GroupedReporter.bufferLimit, let oldest = lines.popFirst() {
-                bytes -= oldest.utf8.count
-                dropped += 1
-            }
-        }
-    }
-
     private let console: Console
     private let github: Bool
     private let style: Style
-    private var buffers: [String: Buffer] = [:]
+    private var buffers: [String: LineTail<String>] = [:]
 
     /// A reporter writing to `console`; it finds GitHub Actions in the console's environment.
     public init(console: Console) {
@@ -47,13 +31,13 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
             console.write("procflow: running \(name), \(plural(steps.count, "step"))\n")
         case .stepStarted(let attempt, _):
             // A retry's attempts share one block.
-            if attempt == 1 { buffers[id] = Buffer() }
+            if attempt == 1 { buffers[id] = LineTail(limit: Self.bufferLimit) }
         case .stepWaited:
             break
         case .stepOutput(let stream, let lines):
             // Mutated in place: copying the buffer out and back would copy every line kept.
             for line in lines {
-                buffers[id, default: Buffer()].append(
+                buffers[id, default: LineTail(limit: Self.bufferLimit)].append(
                     stream == .stderr ? "[stderr] \(line)" : String(line))
             }
         case .stepSucceeded(let duration):
@@ -80,7 +64,7 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
     }
 
     private func block(_ id: String, title: String) {
-        let buffer = buffers.removeValue(forKey: id) ?? Buffer()
+        let buffer = buffers.removeValue(forKey: id) ?? LineTail(limit: Self.bufferLimit)
         var text = github ? "::group::\(title)\n" : "=== \(title)\n"
         if buffer.dropped > 0 { text += "… \(buffer.dropped) earlier lines not kept\n" }
         var lines = buffer.lines
