@@ -459,12 +459,13 @@ struct RunTests {
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "procflow: running demo, 2 steps")
         #expect(lines.contains("hello hello world"))
-        #expect(lines.contains("nope bad"))
+        // Prefixes are padded to the longest id, so that output lines align.
+        #expect(lines.contains("nope  bad"))
         #expect(
             lines.contains {
-                $0.hasPrefix("nope ✗ failed after ") && $0.hasSuffix(": exited with status 3")
+                $0.hasPrefix("nope  ✗ failed after ") && $0.hasSuffix(": exited with status 3")
             })
-        #expect(lines.contains("nope   │ bad"))
+        #expect(lines.contains("nope    │ bad"))
         #expect(lines.contains { $0.hasPrefix("  hello  succeeded  ") })
         #expect(
             lines.contains {

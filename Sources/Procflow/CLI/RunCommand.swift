@@ -162,11 +162,13 @@ struct RunCommand: ParsableCommand {
             console.write(output == .events ? plan.json : plan.text)
             return CommandLineTool.ExitStatus.success
         }
-        let files = ReportFiles(
-            graph: WorkflowGraph(workflow), files: reports, environment: console.environment)
+        let graph = WorkflowGraph(workflow)
+        let files = ReportFiles(graph: graph, files: reports, environment: console.environment)
+        let options = runnerOptions(for: workflow, console: console)
+        let main = reporter(console: console, graph: graph, concurrency: options.maxConcurrent)
         let runner = WorkflowRunner(
-            workflow: workflow, options: runnerOptions(for: workflow, console: console),
-            reporters: [reporter(console: console)] + (files.isNeeded ? [files] : []))
+            workflow: workflow, options: options,
+            reporters: [main] + (files.isNeeded ? [files] : []))
         let signals = SignalForwarding(runner: runner)
         let summary = runner.run()
         signals.stop()
@@ -191,9 +193,13 @@ struct RunCommand: ParsableCommand {
         return options
     }
 
-    private func reporter(console: Console) -> any Reporter {
+    private func reporter(console: Console, graph: WorkflowGraph, concurrency: Int) -> any Reporter
+    {
         switch output {
-        case .prefixed: return TerminalReporter(console: console)
+        case .prefixed:
+            // Durations of earlier runs would plug in here, as the estimate's `history`.
+            let estimate = ProgressEstimate(graph: graph, concurrency: concurrency)
+            return TerminalReporter(console: console, estimate: estimate)
         case .grouped: return GroupedReporter(console: console)
         case .events: return JSONEventReporter(console: console)
         }
