@@ -3,7 +3,9 @@ import ProcedureKit
 
 /// Output for CI logs: each step's output printed as one block when the step ends. In GitHub
 /// Actions (`GITHUB_ACTIONS=true`) blocks are `::group::` sections and failures are
-/// `::error::` annotations.
+/// `::error::` annotations. In GitLab CI (`GITLAB_CI=true`) blocks are collapsible sections
+/// (`section_start` / `section_end` markers, timed from the step's start to its end), collapsed
+/// but for failures and warnings.
 public final class GroupedReporter: Reporter, @unchecked Sendable {
     // @unchecked Sendable: the runner calls `report` one event at a time; `buffers` is only
     // touched there.
@@ -13,14 +15,19 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
 
     private let console: Console
     private let github: Bool
+    private let gitlab: Bool
     private let style: Style
     private var buffers: [String: LineTail<String>] = [:]
+    private var starts: [String: Date] = [:]
 
-    /// A reporter writing to `console`; it finds GitHub Actions in the console's environment.
+    /// A reporter writing to `console`; it finds GitHub Actions and GitLab CI in the console's
+    /// environment.
     public init(console: Console) {
         self.console = console
         github = console.environment["GITHUB_ACTIONS"] == "true"
-        style = Style(enabled: console.outputIsTerminal && console.allowsColor && !github)
+        gitlab = !github && console.environment["GITLAB_CI"] == "true"
+        style = Style(
+            enabled: console.outputIsTerminal && console.allowsColor && !github && !gitlab)
     }
 
     /// Keeps a step's output until the step ends, then prints it as one block.
@@ -31,7 +38,10 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
             console.write("procflow: running \(name), \(plural(steps.count, "step"))\n")
         case .stepStarted(let attempt, _):
             // A retry's attempts share one block.
-            if attempt == 1 { buffers[id] = LineTail(limit: Self.bufferLimit) }
+            if attempt == 1 {
+                buffers[id] = LineTail(limit: Self.bufferLimit)
+                starts[id] = event.time
+            }
         case .stepWaited:
             break
         case .stepOutput(let stream, let lines):
@@ -41,11 +51,11 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
                     stream == .stderr ? "[stderr] \(line)" : String(line))
             }
         case .stepSucceeded(let duration):
-            block(id, title: "\(id): succeeded in \(formatDuration(duration))")
+            block(id, title: "\(id): succeeded in \(formatDuration(duration))", event, .succeeded)
         case .stepFailed(let reason, let tail, let duration, let tolerated):
             let title =
                 "\(id): \(tolerated ? "failed (continuing)" : "failed") after \(formatDuration(duration)): \(reason)"
-            block(id, title: title)
+            block(id, title: title, event, tolerated ? .warning : .failed)
             if github {
                 let kind = tolerated ? "warning" : "error"
                 console.write(
@@ -53,7 +63,7 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
                 )
             }
         case .stepCancelled(let reason, _):
-            block(id, title: "\(id): cancelled: \(reason)")
+            block(id, title: "\(id): cancelled: \(reason)", event, .cancelled)
         case .stepSkipped(let reason):
             console.write("\(id): skipped: \(reason)\n")
         case .stepRetried(let attempt, let total, let reason, _):
@@ -63,13 +73,33 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
         }
     }
 
-    private func block(_ id: String, title: String) {
+    private func block(_ id: String, title: String, _ end: RunEvent, _ status: StepStatus) {
         let buffer = buffers.removeValue(forKey: id) ?? LineTail(limit: Self.bufferLimit)
-        var text = github ? "::group::\(title)\n" : "=== \(title)\n"
+        let started = starts.removeValue(forKey: id) ?? end.time
+        // GitLab: section names take letters, digits, `_`, `.` and `-`, as step ids do.
+        let section = "procflow_\(id)"
+        var text: String
+        if github {
+            text = "::group::\(title)\n"
+        } else if gitlab {
+            let collapsed = status.presentation.isProblem ? "" : "[collapsed=true]"
+            text =
+                "\u{1B}[0Ksection_start:\(Int(started.timeIntervalSince1970)):\(section)\(collapsed)"
+            text += "\r\u{1B}[0K\(title)\n"
+        } else {
+            text = "=== \(title)\n"
+        }
         if buffer.dropped > 0 { text += "… \(buffer.dropped) earlier lines not kept\n" }
         var lines = buffer.lines
         while let line = lines.popFirst() { text += line + "\n" }
-        text += github ? "::endgroup::\n" : "\n"
+        if github {
+            text += "::endgroup::\n"
+        } else if gitlab {
+            text +=
+                "\u{1B}[0Ksection_end:\(Int(end.time.timeIntervalSince1970)):\(section)\r\u{1B}[0K\n"
+        } else {
+            text += "\n"
+        }
         console.write(text)
     }
 
