@@ -1,12 +1,6 @@
 /// `procflow list FILE`: every step with its kind and description, indented by group, as
 /// `task --list` and `just --list` list theirs.
-struct ListCommand: ParsableCommand {
-    enum Option: String, CommandOption {
-        case variable = "var"
-
-        var spec: OptionSpec { WorkflowArguments.variableOption }
-    }
-
+struct ListCommand: WorkflowCommand {
     static let name = "list"
     static let abstract = "List a workflow's steps with their kinds and descriptions."
     static let discussion: String? = """
@@ -14,19 +8,10 @@ struct ListCommand: ParsableCommand {
         (a branch's steps with the case that runs them): the id, the kind, and the
         description, when the step has one.
         """
-    static let arguments = [WorkflowArguments.fileArgument]
 
     let workflow: WorkflowArguments
 
-    init(_ arguments: ParsedArguments<Option>) throws(ArgumentError) {
-        workflow = try WorkflowArguments(
-            file: arguments.positionals[0], variables: arguments.values(.variable))
-    }
-
-    func run(console: Console) -> Int32 {
-        guard let workflow = workflow.load(console: console) else {
-            return CommandLineTool.ExitStatus.usage
-        }
+    func run(_ workflow: Workflow, console: Console) -> Int32 {
         console.write(Self.listing(WorkflowGraph(workflow)))
         return CommandLineTool.ExitStatus.success
     }
