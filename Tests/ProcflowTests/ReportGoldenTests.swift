@@ -96,3 +96,72 @@ struct ReportGoldenTests {
         try expectGolden(HTMLReport.render(recordedRun()), "expected.report.html")
     }
 }
+
+@Suite("Report bounds")
+struct ReportBoundTests {
+
+    @Test func pastTheBudgetStepsThatSucceedLetTheirOutputGoAndFailuresKeepIt() throws {
+        let workflow = try loadWorkflow(
+            """
+            {"procedures": [
+              {"id": "first", "kind": "shell", "run": "true"},
+              {"id": "second", "kind": "shell", "run": "true"},
+              {"id": "broken", "kind": "shell", "run": "false"}
+            ]}
+            """
+        ).get()
+        var record = RunRecord(graph: WorkflowGraph(workflow), outputBudget: 1000)
+        let line = Substring(String(repeating: "x", count: 99))
+        func output(_ id: String, lines: Int) {
+            record.record(RunEvent(step: id, kind: .stepStarted(attempt: 1, of: 1)))
+            record.record(
+                RunEvent(step: id, kind: .stepOutput(.stdout, Array(repeating: line, count: lines)))
+            )
+        }
+        output("first", lines: 6)
+        output("broken", lines: 6)
+        // 1,200 bytes kept: past the budget, first lets its output go as it ends; broken keeps
+        // its own; second ends under the budget and keeps its own.
+        record.record(RunEvent(step: "first", kind: .stepSucceeded(duration: 1)))
+        record.record(
+            RunEvent(
+                step: "broken",
+                kind: .stepFailed(reason: "no", stderrTail: [], duration: 1, tolerated: false)))
+        output("second", lines: 3)
+        record.record(RunEvent(step: "second", kind: .stepSucceeded(duration: 1)))
+        #expect(record["first"]?.log.isDiscarded == true)
+        #expect(record["first"]?.log.lineCounts[.stdout] == 6)
+        #expect(record["broken"]?.log.isDiscarded == false)
+        #expect(record["second"]?.log.isDiscarded == false)
+        let html = HTMLReport.render(record)
+        #expect(html.contains("6 lines not kept: the report keeps at most 1000 bytes"))
+    }
+
+    @Test func aGraphTooLargeToDrawSaysSo() throws {
+        let steps = (0...GraphSVG.maximumSteps).map {
+            #"{"id": "s\#($0)", "kind": "shell", "run": "true"}"#
+        }
+        let workflow = try loadWorkflow(#"{"procedures": [\#(steps.joined(separator: ","))]}"#)
+            .get()
+        let svg = GraphSVG.render(RunRecord(graph: WorkflowGraph(workflow)))
+        #expect(svg.hasPrefix("<p>The graph of 401 steps is not drawn here (at most 400)"))
+    }
+
+    @Test func thePanelFitsTheTerminalAndCountsWhatItDoesNotList() {
+        let now = Date(timeIntervalSince1970: 100)
+        let running = (1...8).map {
+            LivePanel.Running(
+                id: "a-rather-long-step-name-\($0)", since: now.addingTimeInterval(-75), color: nil)
+        }
+        let panel = LivePanel(running: running, done: 3, total: 12, remaining: 64.2)
+        let lines = panel.lines(at: now, width: 40, style: Style(enabled: false))
+        #expect(lines.count == 8)
+        #expect(lines.allSatisfy { $0.count <= 39 })
+        #expect(lines[0] == "  ▸ a-rather-long-step-name-1  1m15s")
+        #expect(lines[6] == "  … and 2 more running")
+        #expect(lines[7].hasPrefix("██████░░░░░░░░░░░░░░░░░░ 3/12 steps"))
+        #expect(lines[7].hasSuffix("…"))
+        let wide = panel.lines(at: now, width: 120, style: Style(enabled: false))
+        #expect(wide[7] == "██████░░░░░░░░░░░░░░░░░░ 3/12 steps · about 1m05s left")
+    }
+}

@@ -42,12 +42,14 @@ struct TerminalTests {
             {"name": "live", "procedures": [
               {"id": "chatty", "kind": "shell", "run": "for i in $(seq 1 40); do echo line $i; sleep 0.03; done"},
               {"id": "slow-step", "kind": "shell", "run": "sleep 1.2"},
-              {"id": "after", "kind": "shell", "run": "sleep 0.3", "dependsOn": ["chatty"]}
+              {"id": "after", "kind": "shell", "run": "sleep 0.3; printf '\\\\033[31mred\\\\n'", "dependsOn": ["chatty"]}
             ]}
             """)
         defer { fixture.remove() }
         let (output, seconds) = try runOnTerminal(fixture)
         #expect(output.contains("▸ slow-step"), "\(output)")
+        // A command's colour left on is reset before the next prefix.
+        #expect(output.contains("\u{1B}[31mred\u{1B}[0m\r\n"))
         #expect(output.contains("/3 steps · "))
         #expect(output.contains("left"))
         // Replayed up to each erase of the panel: the panel is only the last lines of the

@@ -198,8 +198,9 @@ struct RunCommand: ParsableCommand {
         switch output {
         case .prefixed:
             // Durations of earlier runs would plug in here, as the estimate's `history`.
-            let estimate = ProgressEstimate(graph: graph, concurrency: concurrency)
-            return TerminalReporter(console: console, estimate: estimate)
+            return TerminalReporter(
+                console: console, estimate: ProgressEstimate(graph: graph, concurrency: concurrency)
+            )
         case .grouped: return GroupedReporter(console: console)
         case .events: return JSONEventReporter(console: console)
         }

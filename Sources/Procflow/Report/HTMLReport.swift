@@ -33,7 +33,7 @@ enum HTMLReport {
         html +=
             "<section><h2>Dependency graph</h2>\n<div class=\"scroll\">\(GraphSVG.render(run))</div></section>\n"
         html += "<section><h2>Output</h2>\n"
-        for step in run.steps { html += output(step) }
+        for step in run.steps { html += output(step, budget: run.outputBudget) }
         return html + "</section>\n</body>\n</html>\n"
     }
 
@@ -80,7 +80,7 @@ enum HTMLReport {
         return html + "</tbody>\n</table>\n"
     }
 
-    private static func output(_ step: RunRecord.Step) -> String {
+    private static func output(_ step: RunRecord.Step, budget: Int) -> String {
         let presentation = step.status.presentation
         var html = "<details id=\"output-\(step.id.markupEscaped(inAttribute: true))\""
         html += presentation.isProblem ? " open>" : ">"
@@ -100,7 +100,7 @@ enum HTMLReport {
             html +=
                 "<p class=\"empty\">\(plural(counts, "line")) not kept: the report keeps at most "
             html +=
-                "\(formatBytes(RunRecord.outputBudget)) of the output of steps that succeed.</p>"
+                "\(formatBytes(budget)) of the output of steps that succeed.</p>"
         } else {
             html += "<pre>"
             for line in kept.head { html += render(line) }

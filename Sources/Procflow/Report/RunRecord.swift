@@ -45,11 +45,13 @@ struct RunRecord {
         var id: String { node.id }
     }
 
-    /// The most bytes of output kept for all steps together; past it, the output of steps
-    /// that end well is let go (failures keep theirs).
+    /// The most bytes of output kept for all steps together by default; past it, the output
+    /// of steps that end well is let go (failures and warnings keep theirs).
     static let outputBudget = 32 << 20
 
     let graph: WorkflowGraph
+    /// The most bytes of output kept for all steps together.
+    let outputBudget: Int
     /// Every step, in file order, depth first.
     private(set) var steps: [Step]
     private let positions: [String: Int]
@@ -60,8 +62,9 @@ struct RunRecord {
     /// The runner's account of the run, once it has ended.
     private(set) var summary: RunSummary?
 
-    init(graph: WorkflowGraph) {
+    init(graph: WorkflowGraph, outputBudget: Int = Self.outputBudget) {
         self.graph = graph
+        self.outputBudget = outputBudget
         var parents: [String: String] = [:]
         for node in graph.nodes { parents[node.id] = node.parent }
         steps = graph.nodes.map { node in
@@ -165,7 +168,7 @@ struct RunRecord {
         {
             steps[position].attempts[last].ended = time
         }
-        if !status.presentation.isProblem, keptBytes > Self.outputBudget {
+        if !status.presentation.isProblem, keptBytes > outputBudget {
             keptBytes -= steps[position].log.keptBytes
             steps[position].log.discard()
         }
