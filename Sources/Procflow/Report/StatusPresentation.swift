@@ -23,35 +23,27 @@ struct StatusPresentation {
 extension StepStatus {
     /// How the reporters show the status.
     var presentation: StatusPresentation {
+        // Colour, terminal colour, symbol, JUnit outcome, whether it wants a look.
         switch self {
-        case .pending:
-            return StatusPresentation(
-                color: "#c3c8ce", terminalColor: nil, symbol: "·", junit: .skipped,
-                isProblem: false)
-        case .running:
-            return StatusPresentation(
-                color: "#2f7fd8", terminalColor: "34", symbol: "…", junit: .skipped,
-                isProblem: false)
-        case .succeeded:
-            return StatusPresentation(
-                color: "#2e9d4f", terminalColor: "32", symbol: "✓", junit: .passed,
-                isProblem: false)
-        case .warning:
-            return StatusPresentation(
-                color: "#d39a00", terminalColor: "33", symbol: "!", junit: .passed,
-                isProblem: true)
-        case .failed:
-            return StatusPresentation(
-                color: "#d1372c", terminalColor: "31", symbol: "✗", junit: .failure,
-                isProblem: true)
-        case .skipped:
-            return StatusPresentation(
-                color: "#9aa0a6", terminalColor: "33", symbol: "–", junit: .skipped,
-                isProblem: false)
-        case .cancelled:
-            return StatusPresentation(
-                color: "#8e5bb5", terminalColor: "31", symbol: "✗", junit: .skipped,
-                isProblem: false)
+        case .pending: return .init("#c3c8ce", nil, "·", .skipped, false)
+        case .running: return .init("#2f7fd8", "34", "…", .skipped, false)
+        case .succeeded: return .init("#2e9d4f", "32", "✓", .passed, false)
+        case .warning: return .init("#d39a00", "33", "!", .passed, true)
+        case .failed: return .init("#d1372c", "31", "✗", .failure, true)
+        case .skipped: return .init("#9aa0a6", "33", "–", .skipped, false)
+        case .cancelled: return .init("#8e5bb5", "31", "✗", .skipped, false)
         }
+    }
+}
+
+extension StatusPresentation {
+    /// A row of ``StepStatus/presentation``'s table.
+    fileprivate init(
+        _ color: String, _ terminalColor: String?, _ symbol: String, _ junit: JUnitOutcome,
+        _ isProblem: Bool
+    ) {
+        self.init(
+            color: color, terminalColor: terminalColor, symbol: symbol, junit: junit,
+            isProblem: isProblem)
     }
 }
