@@ -82,6 +82,26 @@ struct ForEachTests {
         #expect(fixture.contents("lenient.json") == "[1,null]")
     }
 
+    @Test func reportsListTheInstancesAfterTheirStep() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "list", "kind": "shell", "run": "printf '[1, 2]'", "output": "json"},
+              {"id": "each", "kind": "shell", "forEach": {"from": "list"}, "run": "true"},
+              {"id": "last", "kind": "shell", "run": "true", "dependsOn": ["each"]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let result = try fixture.run(["--summary", "summary.json", "--junit", "junit.xml"])
+        #expect(result.status == 0)
+        let summary =
+            try JSONSerialization.jsonObject(
+                with: Data((fixture.contents("summary.json") ?? "").utf8)) as? [String: Any]
+        let ids = (summary?["steps"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+        #expect(ids == ["list", "each", "each[0]", "each[1]", "last"])
+        #expect(fixture.contents("junit.xml")?.contains(#"name="each[1]""#) == true)
+    }
+
     @Test func theRunLimitAppliesToInstances() throws {
         let fixture = try WorkflowFixture(
             """

@@ -459,12 +459,13 @@ struct RunTests {
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "procflow: running demo, 2 steps")
         #expect(lines.contains("hello hello world"))
-        #expect(lines.contains("nope bad"))
+        // Prefixes are padded to the longest id, so that output lines align.
+        #expect(lines.contains("nope  bad"))
         #expect(
             lines.contains {
-                $0.hasPrefix("nope ✗ failed after ") && $0.hasSuffix(": exited with status 3")
+                $0.hasPrefix("nope  ✗ failed after ") && $0.hasSuffix(": exited with status 3")
             })
-        #expect(lines.contains("nope   │ bad"))
+        #expect(lines.contains("nope    │ bad"))
         #expect(lines.contains { $0.hasPrefix("  hello  succeeded  ") })
         #expect(
             lines.contains {
@@ -492,6 +493,41 @@ struct RunTests {
         #expect(github.stdout.contains("::group::ok: succeeded in "))
         #expect(github.stdout.contains("one\ntwo\n::endgroup::"))
         #expect(github.stdout.contains("::error title=bad failed::exited with status 2 — why"))
+    }
+
+    @Test func groupedOutputInGitLabCIIsCollapsibleSectionsWithFailuresExpanded() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "ok", "kind": "shell", "run": "echo one; sleep 1.1; echo two"},
+              {"id": "bad", "kind": "shell", "run": "echo why >&2; exit 2"},
+              {"id": "meh", "kind": "shell", "run": "exit 1", "continueOnError": true}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let result = try fixture.run(["--output", "grouped"], environment: ["GITLAB_CI": "true"])
+        #expect(result.status == 1)
+        func section(_ id: String) throws -> (start: Int, end: Int, head: String, body: String) {
+            let pattern = try Regex(
+                "\u{1B}\\[0Ksection_start:([0-9]+):procflow_\(id)(\\[collapsed=true\\])?\r\u{1B}\\[0K([^\n]*)\n((?s).*?)\u{1B}\\[0Ksection_end:([0-9]+):procflow_\(id)\r\u{1B}\\[0K\n"
+            )
+            let match = try #require(result.stdout.firstMatch(of: pattern))
+            let head = String(match.output[3].substring ?? "")
+            return (
+                Int(match.output[1].substring ?? "")!, Int(match.output[5].substring ?? "")!,
+                (match.output[2].substring == nil ? "" : "[collapsed=true]") + head,
+                String(match.output[4].substring ?? "")
+            )
+        }
+        let ok = try section("ok")
+        #expect(ok.head.hasPrefix("[collapsed=true]ok: succeeded in "))
+        #expect(ok.body == "one\ntwo\n")
+        #expect(ok.end >= ok.start + 1)
+        let bad = try section("bad")
+        #expect(bad.head.hasPrefix("bad: failed after "))
+        #expect(bad.body == "[stderr] why\n")
+        #expect(try section("meh").head.hasPrefix("meh: failed (continuing) after "))
+        #expect(!result.stdout.contains("::group::"))
     }
 }
 

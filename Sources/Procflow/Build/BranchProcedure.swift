@@ -10,13 +10,18 @@ final class BranchProcedure: StepGroupProcedure, @unchecked Sendable {
     private let chosen = Locked<String?>(nil)
     private let branch: Branch
     private let makeCase: @Sendable ([Step]) -> [Operation]
+    private let onChoice: @Sendable (Int?) -> Void
 
-    /// - Parameter makeCase: builds the procedures of the chosen case.
+    /// - Parameters:
+    ///   - onChoice: told the index of the case chosen (`nil` for `otherwise`), before its
+    ///     procedures are built.
+    ///   - makeCase: builds the procedures of the chosen case.
     init(
-        branch: Branch, tolerated: Set<String>,
+        branch: Branch, tolerated: Set<String>, onChoice: @escaping @Sendable (Int?) -> Void,
         makeCase: @escaping @Sendable ([Step]) -> [Operation]
     ) {
         self.branch = branch
+        self.onChoice = onChoice
         self.makeCase = makeCase
         super.init(children: [], tolerated: tolerated)
     }
@@ -28,10 +33,12 @@ final class BranchProcedure: StepGroupProcedure, @unchecked Sendable {
 
     override func execute() {
         let value = input.value ?? .null
-        let taken = branch.cases.first { $0.equals == value }
+        let index = branch.cases.firstIndex { $0.equals == value }
+        let taken = index.map { branch.cases[$0] }
         chosen.withLock {
             $0 = taken.map { "= \(JSONWriter.string($0.equals))" } ?? "otherwise"
         }
+        onChoice(index)
         addChildren(makeCase(taken?.steps ?? branch.otherwise))
         super.execute()
     }

@@ -8,7 +8,8 @@ import ProcedureKit
 /// `TimeoutObserver`s; a branch is a group that adds the chosen case's procedures once the
 /// value it reads has arrived.
 final class WorkflowBuilder: @unchecked Sendable {
-    // @unchecked Sendable: `nodes` and `environmentInputs` are `Locked`; the rest is constant.
+    // @unchecked Sendable: `nodes`, `environmentInputs` and `readinessClocks` are `Locked`; the
+    // rest is constant.
 
     struct Settings: Sendable {
         /// The environment every command and condition starts from (procflow's own, the
@@ -36,6 +37,8 @@ final class WorkflowBuilder: @unchecked Sendable {
     private let nodes = Locked([String: any OutputProcedure<JSONValue>]())
     /// The environment values wired into each shell step, shared by its retry's attempts.
     private let environmentInputs = Locked([String: ShellProcedure.EnvironmentInputs]())
+    /// The clocks of the steps with a mutex, that time their mutex wait.
+    private let readinessClocks = Locked([String: ReadinessClock]())
 
     init(workflow: Workflow, settings: Settings, events: StepEvents) {
         self.workflow = workflow
@@ -113,8 +116,9 @@ final class WorkflowBuilder: @unchecked Sendable {
         case .branch(let branch):
             let procedure = BranchProcedure(
                 branch: branch,
-                tolerated: tolerated(branch.cases.flatMap(\.steps) + branch.otherwise)
-            ) { [self] steps in build(steps) }
+                tolerated: tolerated(branch.cases.flatMap(\.steps) + branch.otherwise),
+                onChoice: { [events] index in events.chose(step.id, caseIndex: index) },
+                makeCase: { [self] steps in build(steps) })
             if let timeout = step.timeout { procedure.addObserver(TimeoutObserver(by: timeout)) }
             node = procedure
         case .shell(let shell):
@@ -133,7 +137,14 @@ final class WorkflowBuilder: @unchecked Sendable {
         _ node: any OutputProcedure<JSONValue>, for step: Step, built: inout [Step]
     ) -> any OutputProcedure<JSONValue> {
         node.name = step.id
-        node.addObserver(StepObserver(id: step.id, events: events))
+        // Attached before the wires' observers, so that the step's end is reported before the
+        // skips its end sets off.
+        let readiness = step.mutex.isEmpty ? nil : ReadinessClock()
+        node.addObserver(
+            StepObserver(
+                id: step.id, events: events, announcesStart: !(node is any RetryAttempts),
+                readiness: readiness))
+        if let readiness { readinessClocks.withLock { $0[step.id] = readiness } }
         nodes.withLock { $0[step.id] = node }
         built.append(step)
         return node
@@ -164,7 +175,8 @@ final class WorkflowBuilder: @unchecked Sendable {
             events.added([(id, path)])
             let failing = ResultProcedure<JSONValue> { throw StepError(.input, error.description) }
             failing.name = id
-            failing.addObserver(StepObserver(id: id, events: events))
+            failing.addObserver(
+                StepObserver(id: id, events: events, announcesStart: true, readiness: nil))
             let group = StepGroupProcedure(children: [failing], tolerated: [])
             group.bind(from: failing)
             return group
@@ -212,7 +224,11 @@ final class WorkflowBuilder: @unchecked Sendable {
             wait = .exponential(
                 initial: retry.delay, maximum: retry.maxDelay ?? 300, jitter: retry.jitter)
         }
-        let procedure = RetryProcedure(maxAttempts: retry.attempts, wait: wait) { _ in makeAttempt()
+        let (id, events) = (step.id, events)
+        let procedure = RetryProcedure(maxAttempts: retry.attempts, wait: wait) { number in
+            let attempt = makeAttempt()
+            attempt.addObserver(AttemptObserver(id: id, attempt: number, events: events))
+            return attempt
         }
         procedure.addObserver(RetryObserver(id: step.id, events: events))
         return procedure
@@ -299,22 +315,29 @@ final class WorkflowBuilder: @unchecked Sendable {
             let dependencies = dependenciesToCheck(step)
             if !dependencies.isEmpty { node.addCondition(DependencyOutcomeCondition(dependencies)) }
         }
+        let readiness = readinessClocks.withLock { $0[step.id] }
         if let when = step.when {
             var sources: [String: any OutputProcedure<JSONValue>] = [:]
             for wire in when.wires { sources[wire.from.id] = self.node(wire.from.id) }
+            let (id, events) = (step.id, events)
             let condition = WorkflowCondition(
                 when,
                 settings: .init(
                     environment: settings.environment, directory: settings.directory,
                     gracePeriod: settings.gracePeriod, processGroups: settings.processGroups,
                     timeout: step.timeout),
-                sources: sources)
+                sources: sources
+            ) { started in
+                events.waited(id, .condition, since: started)
+                readiness?.conditionEvaluated(at: Date())
+            }
             node.addCondition(condition)
             node.addObserver(ConditionCancellation(condition: condition))
         }
         if let stop = settings.failFast, !step.always, step.kind.isLeaf {
             node.addCondition(FailFastCondition(stop))
         }
+        if let readiness { node.addCondition(readiness) }
         for category in step.mutex {
             node.addCondition(MutuallyExclusive<Procedure>(category: "procflow.mutex.\(category)"))
         }

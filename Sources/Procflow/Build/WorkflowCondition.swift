@@ -26,14 +26,18 @@ final class WorkflowCondition: Condition, @unchecked Sendable {
     /// The procedures the condition's wires read, by id.
     private let sources: [String: any OutputProcedure<JSONValue>]
     private let command: ConditionCommand
+    /// Told when an evaluation that began at the date given has ended, before its result is.
+    private let onEvaluated: @Sendable (Date) -> Void
 
     init(
         _ condition: StepCondition, settings: Settings,
-        sources: [String: any OutputProcedure<JSONValue>]
+        sources: [String: any OutputProcedure<JSONValue>],
+        onEvaluated: @escaping @Sendable (Date) -> Void
     ) {
         self.condition = condition
         self.settings = settings
         self.sources = sources
+        self.onEvaluated = onEvaluated
         command = ConditionCommand(settings: settings)
         super.init()
         name = "when"
@@ -49,8 +53,12 @@ final class WorkflowCondition: Condition, @unchecked Sendable {
     override func evaluate(
         procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
-        let deadline = settings.timeout.map { Date().addingTimeInterval($0) }
-        evaluate(condition, deadline: deadline, completion: completion)
+        let started = Date()
+        let deadline = settings.timeout.map { started.addingTimeInterval($0) }
+        evaluate(condition, deadline: deadline) { [onEvaluated] result in
+            onEvaluated(started)
+            completion(result)
+        }
     }
 
     private func evaluate(

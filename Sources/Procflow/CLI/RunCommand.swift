@@ -12,6 +12,13 @@ struct RunCommand: ParsableCommand {
         case output
         case gracePeriod = "grace-period"
         case captureLimit = "capture-limit"
+        case junit
+        case trace
+        case html
+        case summary
+
+        /// The report the option asks for, if it is a report's: the one of the same name.
+        var report: ReportFormat? { ReportFormat(rawValue: rawValue) }
 
         var spec: OptionSpec {
             switch self {
@@ -53,6 +60,8 @@ struct RunCommand: ParsableCommand {
                     help:
                         "The most stdout kept for a step's text or JSON output; past it the step fails. 16 by default."
                 )
+            case .junit, .trace, .html, .summary:
+                return .value(rawValue, "file", help: report?.help ?? "")
             }
         }
     }
@@ -101,6 +110,8 @@ struct RunCommand: ParsableCommand {
     let gracePeriod: TimeInterval?
     /// In bytes.
     let captureLimit: Int?
+    /// The reports to write at the end, and where.
+    let reports: [(format: ReportFormat, path: String)]
 
     init(_ arguments: ParsedArguments<Option>) throws(ArgumentError) {
         workflow = try WorkflowArguments(
@@ -140,6 +151,10 @@ struct RunCommand: ParsableCommand {
         dryRun = arguments.isSet(.dryRun)
         targets = Array(arguments.positionals.dropFirst())
         only = arguments.value(.only)
+        reports = Option.allCases.compactMap { option in
+            guard let format = option.report, let path = arguments.value(option) else { return nil }
+            return (format, path)
+        }
     }
 
     func run(console: Console) -> Int32 {
@@ -161,17 +176,26 @@ struct RunCommand: ParsableCommand {
             workflow = workflow.restricted(to: chosen)
         }
         if dryRun {
-            console.write(Plan(workflow).text)
+            let plan = Plan(workflow)
+            console.write(output == .events ? plan.json : plan.text)
             return CommandLineTool.ExitStatus.success
         }
+        let graph = WorkflowGraph(workflow)
+        let files = ReportFiles(graph: graph, files: reports, environment: console.environment)
+        let options = runnerOptions(for: workflow, console: console)
+        let main = reporter(console: console, graph: graph, concurrency: options.maxConcurrent)
         let runner = WorkflowRunner(
-            workflow: workflow, options: runnerOptions(for: workflow, console: console),
-            reporters: [reporter(console: console)])
+            workflow: workflow, options: options,
+            reporters: [main] + (files.isNeeded ? [files] : []))
         let signals = SignalForwarding(runner: runner)
         let summary = runner.run()
         signals.stop()
+        for failure in files.failures { console.writeError("error: \(failure)\n") }
         switch summary.result {
-        case .succeeded: return CommandLineTool.ExitStatus.success
+        case .succeeded:
+            // A report asked for and not written fails a run that went well.
+            return files.failures.isEmpty
+                ? CommandLineTool.ExitStatus.success : CommandLineTool.ExitStatus.failure
         case .failed: return CommandLineTool.ExitStatus.failure
         case .interrupted(let signal): return 128 + signal
         }
@@ -187,9 +211,14 @@ struct RunCommand: ParsableCommand {
         return options
     }
 
-    private func reporter(console: Console) -> any Reporter {
+    private func reporter(console: Console, graph: WorkflowGraph, concurrency: Int) -> any Reporter
+    {
         switch output {
-        case .prefixed: return TerminalReporter(console: console)
+        case .prefixed:
+            // Durations of earlier runs would plug in here, as the estimate's `history`.
+            return TerminalReporter(
+                console: console, estimate: ProgressEstimate(graph: graph, concurrency: concurrency)
+            )
         case .grouped: return GroupedReporter(console: console)
         case .events: return JSONEventReporter(console: console)
         }

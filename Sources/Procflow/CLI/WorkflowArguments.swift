@@ -10,8 +10,22 @@ struct WorkflowArguments {
     static let fileArgument = CommandDescription.Argument(
         name: "file", help: "The workflow file.")
 
+    /// The options of a command that reads a workflow and takes nothing but its variables.
+    enum VariablesOption: String, CommandOption {
+        case variable = "var"
+
+        var spec: OptionSpec { WorkflowArguments.variableOption }
+    }
+
     let file: String
     let variables: [(name: String, value: String)]
+
+    /// The file and the variables of a command whose only option is `--var`.
+    ///
+    /// - Throws: an ``ArgumentError`` for a `--var` value that is not `name=value`.
+    init(_ arguments: ParsedArguments<VariablesOption>) throws(ArgumentError) {
+        try self.init(file: arguments.positionals[0], variables: arguments.values(.variable))
+    }
 
     /// - Throws: an ``ArgumentError`` for a `--var` value that is not `name=value`.
     init(file: String, variables: [String]) throws(ArgumentError) {

@@ -15,6 +15,8 @@ public struct WorkflowGraph: Sendable {
         public var depth: Int
         /// Whether it is a group or a branch.
         public var isContainer: Bool
+        /// The procedure's `description`.
+        public var description: String?
     }
 
     /// What an edge means.
@@ -62,7 +64,8 @@ public struct WorkflowGraph: Sendable {
                 Node(
                     id: step.id, kind: kindName(step), parent: nested.parent,
                     branchCase: branchCase, depth: nested.path.count,
-                    isContainer: !step.children.isEmpty || step.isContainer))
+                    isContainer: !step.children.isEmpty || step.isContainer,
+                    description: step.description))
             addEdges(of: step)
         }
     }

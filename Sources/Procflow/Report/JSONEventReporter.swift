@@ -9,12 +9,13 @@ import Foundation
 /// | event | fields |
 /// | --- | --- |
 /// | `workflow.started` | `workflow`, `steps` (every id, in file order) |
-/// | `step.started` | |
+/// | `step.started` | `attempt`, `attempts` (a step with retries starts once per attempt) |
+/// | `step.waited` | `wait` (`condition`, `mutex` or `backoff`), `duration` (seconds, ending now) |
 /// | `step.output` | `stream` (`stdout` or `stderr`), `line` |
 /// | `step.finished` | `duration` (seconds) |
 /// | `step.failed` | `reason`, `stderr` (last lines), `duration`, `continued` (true if `continueOnError`) |
 /// | `step.skipped` | `reason` |
-/// | `step.retried` | `attempt`, `attempts`, `reason` |
+/// | `step.retried` | `attempt` (the next), `attempts`, `reason`, `duration` (of the failed attempt) |
 /// | `step.cancelled` | `reason`, `duration` (if it had started) |
 /// | `workflow.finished` | `workflow`, `result` (`succeeded`, `failed`, `interrupted`), `signal` (if interrupted), `duration`, `steps` (`id`, `status`, `duration`, `reason` each) |
 public final class JSONEventReporter: Reporter, @unchecked Sendable {
@@ -49,8 +50,14 @@ public final class JSONEventReporter: Reporter, @unchecked Sendable {
             text = line(
                 "workflow.started",
                 [("workflow", .string(name)), ("steps", .array(steps.map(JSONValue.string)))])
-        case .stepStarted:
-            text = line("step.started", [])
+        case .stepStarted(let attempt, let total):
+            text = line(
+                "step.started",
+                [("attempt", .number(Double(attempt))), ("attempts", .number(Double(total)))])
+        case .stepWaited(let wait, let duration):
+            text = line(
+                "step.waited",
+                [("wait", .string(wait.rawValue)), ("duration", .number(rounded(duration)))])
         case .stepOutput(let stream, let lines):
             text = lines.map {
                 line(
@@ -69,12 +76,12 @@ public final class JSONEventReporter: Reporter, @unchecked Sendable {
                 ])
         case .stepSkipped(let reason):
             text = line("step.skipped", [("reason", .string(reason))])
-        case .stepRetried(let attempt, let total, let reason):
+        case .stepRetried(let attempt, let total, let reason, let duration):
             text = line(
                 "step.retried",
                 [
                     ("attempt", .number(Double(attempt))), ("attempts", .number(Double(total))),
-                    ("reason", .string(reason)),
+                    ("reason", .string(reason)), ("duration", .number(rounded(duration))),
                 ])
         case .stepCancelled(let reason, let duration):
             var fields: JSONWriter.Object = [("reason", .string(reason))]

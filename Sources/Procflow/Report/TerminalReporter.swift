@@ -1,122 +1,212 @@
+import Dispatch
 import Foundation
 
-/// The default output: each line of a step's output prefixed with the step's id (coloured per
-/// step on a terminal), a line when a step starts, finishes, fails, is skipped, retried or
-/// cancelled, and a summary table at the end. On a terminal, a live status line counts what is
-/// running, done and pending.
+/// The default output: each line of a step's output prefixed with the step's id, padded so
+/// that lines align (coloured per step on a terminal), a line when a step starts, finishes,
+/// fails, is skipped, retried or cancelled, and a summary table at the end.
+///
+/// On a terminal (not `TERM=dumb`) a live panel stays below the log: the running steps with
+/// how long they have run, and a progress bar with the steps done and the time left
+/// (``LivePanel``, ``ProgressEstimate``). Output and panel are drawn together, at most ten
+/// times a second: the panel is erased, the new lines written, the panel drawn again below
+/// them, so the two never mix; it is erased for good before the summary.
 public final class TerminalReporter: Reporter, @unchecked Sendable {
-    // @unchecked Sendable: the runner calls `report` one event at a time; `state` is only
-    // touched there.
+    // @unchecked Sendable: every mutable property is touched only on `queue`, which `report`
+    // and the panel's timer both use.
 
-    private struct State {
-        var colors: [String: String] = [:]
-        var statuses: [String: StepStatus] = [:]
-        var statusLineShown = false
-    }
+    /// How often the panel may be redrawn.
+    static let redrawInterval: DispatchTimeInterval = .milliseconds(100)
+    /// The widest prefix: longer ids overflow it.
+    static let widestPrefix = 32
 
     private let console: Console
     private let style: Style
-    private let showsStatusLine: Bool
-    private var state = State()
+    private let queue = DispatchQueue(label: "procflow.terminal")
+    private var colors: [String: String] = [:]
+    private var prefixWidth = 0
+    // The live panel's state: nil without a panel.
+    private var panel: PanelState?
 
-    /// - Parameter statusLine: whether to keep a live status line; by default, when standard
-    ///   output is a terminal.
-    public init(console: Console, statusLine: Bool? = nil) {
-        self.console = console
-        style = Style(enabled: console.outputIsTerminal && console.allowsColor)
-        showsStatusLine = statusLine ?? console.outputIsTerminal
+    private struct PanelState {
+        var estimate: ProgressEstimate?
+        var running: [String: Date] = [:]
+        var runningOrder: [String] = []
+        var done = 0
+        var total = 0
+        /// Text written since the last draw, waiting for the next.
+        var pending = ""
+        /// The lines the panel takes on screen now.
+        var shownLines: [String] = []
+        var timer: (any DispatchSourceTimer)?
     }
 
-    /// Prints `event` as text (and redraws the status line on a terminal).
+    /// - Parameters:
+    ///   - estimate: what the panel's time left is worked out with; without one, the panel
+    ///     shows no estimate.
+    ///   - livePanel: whether to keep the live panel; by default, when standard output is a
+    ///     terminal and `TERM` is not `dumb`.
+    public convenience init(console: Console, livePanel: Bool? = nil) {
+        self.init(console: console, estimate: nil, livePanel: livePanel)
+    }
+
+    init(console: Console, estimate: ProgressEstimate?, livePanel: Bool? = nil) {
+        self.console = console
+        style = Style(enabled: console.outputIsTerminal && console.allowsColor)
+        let wanted =
+            livePanel ?? (console.outputIsTerminal && console.environment["TERM"] != "dumb")
+        panel = wanted ? PanelState(estimate: estimate) : nil
+    }
+
+    /// Prints `event` as text (on a terminal, with the panel, at the next redraw).
     public func report(_ event: RunEvent) {
-        var text = ""
+        queue.sync { handle(event) }
+    }
+
+    private func handle(_ event: RunEvent) {
+        track(event)
+        let text = text(for: event)
+        if case .workflowFinished = event.kind {
+            panel?.timer?.cancel()
+            console.write(erasePanel() + (panel?.pending ?? "") + text)
+            panel = nil
+        } else if panel != nil {
+            panel!.pending += text
+        } else if !text.isEmpty {
+            console.write(text)
+        }
+    }
+
+    /// What the panel needs of `event`.
+    private func track(_ event: RunEvent) {
+        let id = event.step ?? ""
+        switch event.kind {
+        case .workflowStarted(_, let steps):
+            prefixWidth = min(Self.widestPrefix, steps.map(\.count).max() ?? 0)
+            guard panel != nil else { return }
+            panel!.total = steps.count
+            startTimer()
+        case .stepStarted(let attempt, _):
+            guard panel != nil, attempt == 1 else { return }
+            panel!.running[id] = event.time
+            panel!.runningOrder.append(id)
+            panel!.estimate?.started(id, at: event.time)
+        case .stepSucceeded, .stepFailed, .stepSkipped, .stepCancelled:
+            guard panel != nil else { return }
+            panel!.running[id] = nil
+            panel!.runningOrder.removeAll { $0 == id }
+            panel!.done += 1
+            panel!.estimate?.finished(id, at: event.time)
+        case .stepOutput, .stepWaited, .stepRetried, .workflowFinished:
+            break
+        }
+    }
+
+    private func text(for event: RunEvent) -> String {
         let id = event.step ?? ""
         switch event.kind {
         case .workflowStarted(let name, let steps):
-            for step in steps { state.statuses[step] = .pending }
-            text = style.bold("procflow: running \(name), \(plural(steps.count, "step"))") + "\n"
-        case .stepStarted:
-            state.statuses[id] = .running
-            text = "\(prefix(id)) " + style.dim("started") + "\n"
+            return style.bold("procflow: running \(name), \(plural(steps.count, "step"))") + "\n"
+        case .stepStarted(let attempt, let total):
+            let started = attempt == 1 ? "started" : "started attempt \(attempt) of \(total)"
+            return "\(prefix(id)) " + style.dim(started) + "\n"
         case .stepOutput(_, let lines):
             let head = prefix(id) + " "
+            var text = ""
             for line in lines {
                 text += head
-                text += line
+                text += visible(line)
                 text += "\n"
             }
+            return text
+        case .stepWaited:
+            return ""
         case .stepSucceeded(let duration):
-            state.statuses[id] = .succeeded
-            text =
-                "\(prefix(id)) " + style.green("✓ finished in \(formatDuration(duration))") + "\n"
+            return "\(prefix(id)) " + style.green("✓ finished in \(formatDuration(duration))")
+                + "\n"
         case .stepFailed(let reason, let tail, let duration, let tolerated):
-            state.statuses[id] = tolerated ? .warning : .failed
             let verdict =
                 tolerated
                 ? style.yellow("! failed after \(formatDuration(duration)) (continuing): \(reason)")
                 : style.red("✗ failed after \(formatDuration(duration)): \(reason)")
-            text = "\(prefix(id)) \(verdict)\n"
+            var text = "\(prefix(id)) \(verdict)\n"
             if !tail.isEmpty {
                 text += "\(prefix(id)) " + style.dim("last lines of stderr:") + "\n"
-                for line in tail { text += "\(prefix(id))   " + style.dim("│ \(line)") + "\n" }
+                for line in tail {
+                    text += "\(prefix(id))   " + style.dim("│ \(visible(line[...]))") + "\n"
+                }
             }
+            return text
         case .stepSkipped(let reason):
-            state.statuses[id] = .skipped
-            text = "\(prefix(id)) " + style.yellow("– skipped: \(reason)") + "\n"
-        case .stepRetried(let attempt, let total, let reason):
-            text =
-                "\(prefix(id)) " + style.yellow("↻ attempt \(attempt) of \(total) after: \(reason)")
-                + "\n"
+            return "\(prefix(id)) " + style.yellow("– skipped: \(reason)") + "\n"
+        case .stepRetried(let attempt, let total, let reason, _):
+            return "\(prefix(id)) "
+                + style.yellow("↻ attempt \(attempt) of \(total) after: \(reason)") + "\n"
         case .stepCancelled(let reason, _):
-            state.statuses[id] = .cancelled
-            text = "\(prefix(id)) " + style.red("✗ cancelled: \(reason)") + "\n"
+            return "\(prefix(id)) " + style.red("✗ cancelled: \(reason)") + "\n"
         case .workflowFinished(let summary):
-            text = Self.summaryTable(summary, style: style)
+            return Self.summaryTable(summary, style: style)
         }
-        write(
-            text,
-            final: {
-                if case .workflowFinished = event.kind { return true } else { return false }
-            }())
     }
 
-    private func write(_ text: String, final: Bool) {
-        var output = ""
-        if showsStatusLine, state.statusLineShown { output += "\r\u{1B}[2K" }
-        output += text
-        if showsStatusLine, !final {
-            output += statusLine()
-            state.statusLineShown = true
-        } else {
-            state.statusLineShown = false
-        }
+    /// A line of a command's output as it should show after a prefix: from its last carriage
+    /// return on (what a terminal would show, without going back over the prefix), and on a
+    /// terminal with the command's colours reset at its end, so that they do not run into the
+    /// next prefix.
+    private func visible(_ line: Substring) -> Substring {
+        var line = line
+        if line.contains("\r") { line = line.split(separator: "\r").last ?? "" }
+        guard console.outputIsTerminal, line.utf8.contains(0x1B) else { return line }
+        return line + "\u{1B}[0m"
+    }
+
+    /// The step's id, padded to the width of the longest (up to ``widestPrefix``) and coloured.
+    private func prefix(_ id: String) -> String {
+        let color =
+            colors[id]
+            ?? {
+                let color = Style.stepColors[colors.count % Style.stepColors.count]
+                colors[id] = color
+                return color
+            }()
+        let padding = String(repeating: " ", count: max(0, prefixWidth - id.count))
+        return style.colored(id, color) + padding
+    }
+
+    // MARK: - The live panel
+
+    private func startTimer() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + Self.redrawInterval, repeating: Self.redrawInterval)
+        timer.setEventHandler { [weak self] in self?.redraw() }
+        timer.resume()
+        panel?.timer = timer
+    }
+
+    /// Writes what came since the last draw, and the panel below it, if anything changed.
+    private func redraw() {
+        guard let state = panel else { return }
+        let now = Date()
+        let live = LivePanel(
+            running: state.runningOrder.compactMap { id in
+                state.running[id].map { LivePanel.Running(id: id, since: $0, color: colors[id]) }
+            },
+            done: state.done, total: state.total, remaining: state.estimate?.remaining(at: now))
+        let lines = live.lines(at: now, width: console.terminalWidth(), style: style)
+        guard !state.pending.isEmpty || lines != state.shownLines else { return }
+        let output = erasePanel() + state.pending + lines.joined(separator: "\n")
+        panel!.pending = ""
+        panel!.shownLines = lines
         console.write(output)
     }
 
-    private func statusLine() -> String {
-        var running = 0
-        var done = 0
-        var pending = 0
-        for status in state.statuses.values {
-            switch status {
-            case .running: running += 1
-            case .pending: pending += 1
-            default: done += 1
-            }
-        }
-        return style.dim("running \(running) · done \(done) · pending \(pending)")
+    /// The sequence that erases the panel drawn last, leaving the cursor where it began.
+    private func erasePanel() -> String {
+        guard let shown = panel?.shownLines.count, shown > 0 else { return "" }
+        panel!.shownLines = []
+        return "\r" + (shown > 1 ? "\u{1B}[\(shown - 1)A" : "") + "\u{1B}[J"
     }
 
-    private func prefix(_ id: String) -> String {
-        let color =
-            state.colors[id]
-            ?? {
-                let color = Style.stepColors[state.colors.count % Style.stepColors.count]
-                state.colors[id] = color
-                return color
-            }()
-        return style.colored(id, color)
-    }
+    // MARK: - The summary
 
     /// The table that ends a run: one row per step, then the totals.
     static func summaryTable(_ summary: RunSummary, style: Style) -> String {
@@ -131,13 +221,8 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         for row in summary.rows {
             let name = String(repeating: "  ", count: row.path.count) + row.id
             let status = pad(row.status.rawValue, 9)
-            let painted: String
-            switch row.status {
-            case .succeeded: painted = style.green(status)
-            case .failed, .cancelled: painted = style.red(status)
-            case .warning, .skipped: painted = style.yellow(status)
-            case .pending, .running: painted = status
-            }
+            let painted =
+                row.status.presentation.terminalColor.map { style.colored(status, $0) } ?? status
             let duration = pad(row.duration.map(formatDuration) ?? "–", 9)
             text +=
                 "  " + pad(name, width) + "  " + painted + "  " + duration + "  "

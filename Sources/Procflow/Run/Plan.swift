@@ -1,15 +1,30 @@
 /// What `--dry-run` prints: the steps in an order that respects their dependencies, with what
-/// each would do.
+/// each would do; as text, or as one JSON object with `--events json`.
 struct Plan {
-    let text: String
+    /// One step of the plan.
+    struct Entry {
+        let step: Step
+        /// The ids of the groups and branches it is in, outermost first.
+        let path: [String]
+    }
+
+    let name: String
+    let stepCount: Int
+    /// Every step, in an order that respects dependencies.
+    let entries: [Entry]
 
     init(_ workflow: Workflow) {
-        var lines = [
-            "plan for \(workflow.name): \(plural(workflow.allSteps.count, "step")), in order"
-        ]
-        for (number, entry) in Self.order(workflow).enumerated() {
-            let (step, path) = entry
-            let name = (path + [step.id]).joined(separator: "/")
+        name = workflow.name
+        stepCount = workflow.allSteps.count
+        entries = Self.order(workflow).map { Entry(step: $0.0, path: $0.1) }
+    }
+
+    /// The plan as lines: `1. group/id [what it does]: notes`.
+    var text: String {
+        var lines = ["plan for \(name): \(plural(stepCount, "step")), in order"]
+        for (number, entry) in entries.enumerated() {
+            let step = entry.step
+            let name = (entry.path + [step.id]).joined(separator: "/")
             var line = "\(number + 1). \(name) [\(Self.describe(step))]"
             var notes: [String] = []
             let after = step.prerequisites.sorted()
@@ -19,15 +34,45 @@ struct Plan {
             if let timeout = step.timeout { notes.append("timeout \(formatDuration(timeout))") }
             if step.continueOnError { notes.append("continues on error") }
             if step.always { notes.append("always") }
-            if case .branch(let branch) = step.kind {
-                notes.append(
-                    "runs one of \(plural(branch.cases.count + (branch.otherwise.isEmpty ? 0 : 1), "case"))"
-                )
+            if let cases = Self.caseCount(step) {
+                notes.append("runs one of \(plural(cases, "case"))")
             }
             if !notes.isEmpty { line += ": " + notes.joined(separator: "; ") }
             lines.append(line)
         }
-        text = lines.joined(separator: "\n") + "\n"
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The plan as one line of JSON, an event like those of a run: `{"event": "workflow.plan",
+    /// "workflow": name, "steps": [...]}`, each step with `id`, `path`, `kind`, `does`, `after`
+    /// (sorted), `condition`, `attempts`, `continueOnError`, `always`, `mutex`, and `timeout`
+    /// and `cases` (a branch's count) when it has them.
+    var json: String {
+        let steps = entries.map { entry -> JSONValue in
+            let step = entry.step
+            var object: [String: JSONValue] = [
+                "id": .string(step.id), "path": .array(entry.path.map(JSONValue.string)),
+                "kind": .string(step.kind.name), "does": .string(Self.describe(step)),
+                "after": .array(step.prerequisites.sorted().map(JSONValue.string)),
+                "condition": .bool(step.when != nil),
+                "attempts": .number(Double(step.retry?.attempts ?? 1)),
+                "continueOnError": .bool(step.continueOnError), "always": .bool(step.always),
+                "mutex": .array(step.mutex.map(JSONValue.string)),
+            ]
+            if let timeout = step.timeout { object["timeout"] = .number(timeout) }
+            if let cases = Self.caseCount(step) { object["cases"] = .number(Double(cases)) }
+            return .object(object)
+        }
+        return JSONWriter.string([
+            ("event", .string("workflow.plan")), ("workflow", .string(name)),
+            ("steps", .array(steps)),
+        ]) + "\n"
+    }
+
+    /// How many cases a branch chooses from, `otherwise` counted when it has steps.
+    private static func caseCount(_ step: Step) -> Int? {
+        guard case .branch(let branch) = step.kind else { return nil }
+        return branch.cases.count + (branch.otherwise.isEmpty ? 0 : 1)
     }
 
     private static func describe(_ step: Step) -> String {

@@ -5,13 +5,19 @@ public struct RunEvent: Sendable {
     /// What happened.
     public enum Kind: Sendable {
         case workflowStarted(name: String, steps: [String])
-        case stepStarted
+        /// Attempt `attempt` of `of` starts running (a group or branch: it starts). A step
+        /// with retries starts once per attempt.
+        case stepStarted(attempt: Int, of: Int)
         case stepOutput(ShellProcedure.Stream, [Substring])
+        /// The step waited for something; the wait ended now, after `duration` seconds.
+        case stepWaited(StepWait, duration: TimeInterval)
         case stepSucceeded(duration: TimeInterval)
         case stepFailed(
             reason: String, stderrTail: [String], duration: TimeInterval, tolerated: Bool)
         case stepSkipped(reason: String)
-        case stepRetried(attempt: Int, of: Int, reason: String)
+        /// An attempt failed after `duration` seconds, for `reason`; attempt `attempt` of `of`
+        /// follows.
+        case stepRetried(attempt: Int, of: Int, reason: String, duration: TimeInterval)
         case stepCancelled(reason: String, duration: TimeInterval?)
         case workflowFinished(RunSummary)
     }

@@ -58,6 +58,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         var path: [String]
         var status = StepStatus.pending
         var started: Date?
+        /// When the current attempt started.
+        var attemptStarted: Date?
         var duration: TimeInterval?
         var reason: String?
     }
@@ -86,6 +88,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private let failFastStop = FailFastStop()
     /// Steps in file order, depth first, for the summary.
     private let order: [String]
+    /// Every step with where it stands, in file order, depth first.
+    private let nestedSteps: [NestedStep]
     /// The run's id, given to every command as `PROCFLOW_RUN_ID`, so that what a command
     /// leaves behind can be told apart from what other runs left. A run started by a command
     /// of another run extends that run's id.
@@ -104,13 +108,15 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         var order: [String] = []
         var records: [String: Record] = [:]
         var templates: Set<String> = []
-        workflow.forEachStep { nested in
+        let nestedSteps = workflow.nestedSteps
+        for nested in nestedSteps {
             // What a forEach step holds is a template: its instances are reported instead.
-            if nested.path.contains(where: templates.contains) { return }
+            if nested.path.contains(where: templates.contains) { continue }
             if nested.step.forEach != nil { templates.insert(nested.step.id) }
             order.append(nested.step.id)
             records[nested.step.id] = Record(path: nested.path)
         }
+        self.nestedSteps = nestedSteps
         self.order = order
         state.withLock { $0.records = records }
         let number = Self.runCount.wrappingAdd(1, ordering: .relaxed).newValue
@@ -201,12 +207,14 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
 
     // MARK: - Step events
 
-    func started(_ id: String) {
+    func started(_ id: String, attempt: Int) {
+        let now = Date()
         state.withLock {
             $0.records[id]?.status = .running
-            $0.records[id]?.started = Date()
+            if $0.records[id]?.started == nil { $0.records[id]?.started = now }
+            $0.records[id]?.attemptStarted = now
         }
-        emit(step: id, .stepStarted)
+        emit(step: id, .stepStarted(attempt: attempt, of: builder.step(id)?.retry?.attempts ?? 1))
     }
 
     func added(_ steps: [(id: String, path: [String])]) {
@@ -238,7 +246,27 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         let reason =
             previous.map { describe(StepOutcome.classify(error: $0, cancelled: false), id: id) }
             ?? "it failed"
-        emit(step: id, .stepRetried(attempt: attempt, of: total, reason: reason))
+        let since = state.withLock { $0.records[id]?.attemptStarted }
+        let duration = since.map { Date().timeIntervalSince($0) } ?? 0
+        emit(
+            step: id,
+            .stepRetried(attempt: attempt, of: total, reason: reason, duration: duration))
+    }
+
+    func waited(_ id: String, _ wait: StepWait, since: Date) {
+        emit(step: id, .stepWaited(wait, duration: max(0, Date().timeIntervalSince(since))))
+    }
+
+    /// Reports the steps of the cases the branch did not take as skipped, now.
+    func chose(_ id: String, caseIndex: Int?) {
+        guard let branch = builder.node(id) as? BranchProcedure, let chosen = branch.chosenCase
+        else { return }
+        skipPending(reason: "branch \(id) took the case \(chosen)") { nested in
+            guard let position = nested.cases.first(where: { $0.branch == id }) else {
+                return false
+            }
+            return position.index != caseIndex
+        }
     }
 
     func finished(_ id: String, _ procedure: Procedure) {
@@ -249,7 +277,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             state.records[id]?.duration = duration
             return (duration, state.records[id])
         }
-        guard record != nil else { return }
+        guard let record, !record.status.isDone else { return }
         let kind: RunEvent.Kind
         let status: StepStatus
         var reason: String?
@@ -273,7 +301,26 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             $0.records[id]?.reason = reason
         }
         emit(step: id, kind)
+        if case .branch = builder.step(id)?.kind {
+            // Cases a branch never chose are never built: their steps are reported with it.
+            skipPending(reason: "branch \(id) did not run") { $0.path.contains(id) }
+        }
         if status == .failed, options.failFast { failFast(after: id) }
+    }
+
+    /// Reports every step that was never built and is still pending, of those `matches`
+    /// accepts, as skipped for `reason`. Steps that were built report their own end.
+    private func skipPending(reason: String, where matches: (NestedStep) -> Bool) {
+        let candidates = nestedSteps.filter { matches($0) && builder.node($0.step.id) == nil }
+        let skipped = state.withLock { state in
+            candidates.filter { nested in
+                guard state.records[nested.step.id]?.status == .pending else { return false }
+                state.records[nested.step.id]?.status = .skipped
+                state.records[nested.step.id]?.reason = reason
+                return true
+            }
+        }
+        for nested in skipped { emit(step: nested.step.id, .stepSkipped(reason: reason)) }
     }
 
     /// Cancels every step that is not `always`, leaving clean-up steps to run; steps a branch

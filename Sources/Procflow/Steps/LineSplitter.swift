@@ -1,7 +1,8 @@
 /// Cuts a stream of bytes into lines as chunks arrive.
 ///
-/// A line longer than ``maximumLineLength`` bytes is cut into pieces of that length, so a
-/// stream without newlines never grows the buffer. A trailing `\r` is dropped.
+/// A line longer than ``maximumLineLength`` bytes is cut into pieces of at most that length,
+/// so a stream without newlines never grows the buffer; a cut never falls inside a UTF-8
+/// character or an escape sequence. A trailing `\r` is dropped.
 struct LineSplitter {
     static let maximumLineLength = 64 * 1024
 
@@ -20,10 +21,12 @@ struct LineSplitter {
             start = index + 1
         }
         partial.append(contentsOf: bytes[start...])
-        while partial.count >= Self.maximumLineLength {
-            text.append(contentsOf: partial[0..<Self.maximumLineLength])
+        // Cut only with a byte past the piece in hand, so that the cut sees what follows it.
+        while partial.count > Self.maximumLineLength {
+            let cut = ANSIEscapes.safeCut(partial, limit: Self.maximumLineLength)
+            text.append(contentsOf: partial[0..<cut])
             boundaries.append(text.count)
-            partial.removeFirst(Self.maximumLineLength)
+            partial.removeFirst(cut)
         }
         return Self.split(text, at: boundaries)
     }

@@ -20,19 +20,22 @@ public struct Console: Sendable {
     public var errorIsTerminal: Bool
     /// The process environment, for `NO_COLOR`, `GITHUB_ACTIONS` and workflow conditions.
     public var environment: [String: String]
+    /// How many columns the terminal on standard output has now, if it is one that says.
+    public var terminalWidth: @Sendable () -> Int?
 
     /// A console writing through `write` and `writeError`.
     public init(
         write: @escaping @Sendable (String) -> Void,
         writeError: @escaping @Sendable (String) -> Void,
         outputIsTerminal: Bool = false, errorIsTerminal: Bool = false,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], terminalWidth: @escaping @Sendable () -> Int? = { nil }
     ) {
         self.write = write
         self.writeError = writeError
         self.outputIsTerminal = outputIsTerminal
         self.errorIsTerminal = errorIsTerminal
         self.environment = environment
+        self.terminalWidth = terminalWidth
     }
 
     /// The process's standard output and error.
@@ -42,7 +45,14 @@ public struct Console: Sendable {
             writeError: { POSIXIO.write($0, to: STDERR_FILENO) },
             outputIsTerminal: isatty(STDOUT_FILENO) == 1,
             errorIsTerminal: isatty(STDERR_FILENO) == 1,
-            environment: ProcessInfo.processInfo.environment)
+            environment: ProcessInfo.processInfo.environment,
+            terminalWidth: {
+                var size = winsize()
+                guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else {
+                    return nil
+                }
+                return Int(size.ws_col)
+            })
     }
 
     /// Whether colour is welcome: `NO_COLOR` (any value) turns it off.

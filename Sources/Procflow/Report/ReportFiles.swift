@@ -1,0 +1,66 @@
+import Foundation
+
+/// Writes the reports a run asked for (``ReportFormat``) when it ends — after a failure or an
+/// interruption too — each atomically, so that a file is whole or untouched; and in GitHub
+/// Actions (`GITHUB_ACTIONS=true`) appends the run's table (``StepSummaryMarkdown``) to the
+/// file `GITHUB_STEP_SUMMARY` names.
+final class ReportFiles: Reporter, @unchecked Sendable {
+    // @unchecked Sendable: the runner calls `report` one event at a time; `record` and
+    // `problems` are only touched there, and `failures` is read once the run has ended.
+
+    private let files: [(format: ReportFormat, path: String)]
+    private let stepSummary: String?
+    private var record: RunRecord
+    private var problems: [String] = []
+
+    /// - Parameters:
+    ///   - files: the reports to write, and where.
+    ///   - environment: where GitHub Actions is found.
+    init(
+        graph: WorkflowGraph, files: [(format: ReportFormat, path: String)],
+        environment: [String: String]
+    ) {
+        self.files = files
+        record = RunRecord(graph: graph)
+        let summary = environment["GITHUB_STEP_SUMMARY"] ?? ""
+        stepSummary = environment["GITHUB_ACTIONS"] == "true" && !summary.isEmpty ? summary : nil
+    }
+
+    /// Whether there is anything to write: reports asked for, or a GitHub step summary.
+    var isNeeded: Bool { !files.isEmpty || stepSummary != nil }
+
+    /// The reports that could not be written, each a sentence; read once the run has ended.
+    var failures: [String] { problems }
+
+    /// Records `event`; writes the reports when it is the run's end.
+    func report(_ event: RunEvent) {
+        record.record(event)
+        guard case .workflowFinished = event.kind else { return }
+        for (format, path) in files {
+            do {
+                try FileProcedure.writeAtomically(Array(format.render(record).utf8), to: path)
+            } catch {
+                problems.append("the \(format.rawValue) report was not written: \(error.message)")
+            }
+        }
+        if let stepSummary { append(StepSummaryMarkdown.render(record), to: stepSummary) }
+    }
+
+    private func append(_ text: String, to path: String) {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            problems.append(
+                "the step summary was not written to \(path): \(String(cString: strerror(errno)))")
+            return
+        }
+        defer { close(descriptor) }
+        var text = text
+        text.withUTF8 { buffer in
+            do throws(POSIXIO.Failure) {
+                try POSIXIO.write(UnsafeRawBufferPointer(buffer), to: descriptor)
+            } catch {
+                problems.append("the step summary was not written to \(path): \(error.message)")
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+
+@testable import Procflow
+
+/// Runs `procflow run FILE` on a pseudo-terminal, through util-linux's `script`; returns
+/// everything it wrote there, and how long it took.
+private func runOnTerminal(
+    _ fixture: WorkflowFixture, environment: [String: String] = [:]
+) throws -> (output: String, seconds: TimeInterval) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+    let command = "'\(procflowBinary.path)' run \(fixture.file)"
+    process.arguments = ["-qfec", command, "/dev/null"]
+    process.currentDirectoryURL = fixture.directory
+    var env = ProcessInfo.processInfo.environment
+    env["TERM"] = "xterm-256color"
+    env["NO_COLOR"] = nil
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardInput = FileHandle.nullDevice
+    let started = Date()
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (String(decoding: data, as: UTF8.self), Date().timeIntervalSince(started))
+}
+
+/// Whether a screen line belongs to the live panel.
+private func isPanelLine(_ line: String) -> Bool {
+    line.contains("▸") || line.contains(" steps · ") || line.contains("more running")
+}
+
+@Suite("The terminal")
+struct TerminalTests {
+
+    @Test func theLivePanelStaysBelowTheLogNeverMixesWithItAndIsClearedAtTheEnd() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"name": "live", "procedures": [
+              {"id": "chatty", "kind": "shell", "run": "for i in $(seq 1 40); do echo line $i; sleep 0.03; done"},
+              {"id": "slow-step", "kind": "shell", "run": "sleep 1.2"},
+              {"id": "after", "kind": "shell", "run": "sleep 0.3; printf '\\\\033[31mred\\\\n'", "dependsOn": ["chatty"]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let (output, seconds) = try runOnTerminal(fixture)
+        #expect(output.contains("▸ slow-step"), "\(output)")
+        // A command's colour left on is reset before the next prefix.
+        #expect(output.contains("\u{1B}[31mred\u{1B}[0m\r\n"))
+        #expect(output.contains("/3 steps · "))
+        #expect(output.contains("left"))
+        // Replayed up to each erase of the panel: the panel is only the last lines of the
+        // screen, and log lines hold nothing of it.
+        let erase = "\u{1B}[J"
+        var screen = ScreenEmulator()
+        let pieces = output.components(separatedBy: erase)
+        var draws = 0
+        for piece in pieces.dropLast() {
+            screen.feed(piece)
+            let lines = screen.lines
+            let panelStart = lines.firstIndex(where: isPanelLine) ?? lines.count
+            #expect(lines[panelStart...].allSatisfy(isPanelLine), "\(lines)")
+            #expect(
+                lines[..<panelStart].allSatisfy {
+                    !isPanelLine($0) && !$0.contains("█") && !$0.contains("░")
+                })
+            if panelStart < lines.count { draws += 1 }
+            screen.feed(erase)
+        }
+        screen.feed(pieces.last ?? "")
+        let final = screen.lines
+        #expect(draws > 2)
+        // At most about ten times a second.
+        #expect(Double(draws) <= seconds * 10 + 3, "\(draws) draws in \(seconds) s")
+        #expect(!final.contains(where: isPanelLine), "\(final)")
+        #expect(final.contains("chatty    line 40"))
+        #expect(final.contains { $0.hasPrefix("after     ✓ finished in ") })
+        #expect(final.last?.hasPrefix("live succeeded in ") == true)
+        let lineNumbers = final.compactMap { line -> Int? in
+            guard line.hasPrefix("chatty    line ") else { return nil }
+            return Int(line.dropFirst("chatty    line ".count))
+        }
+        #expect(lineNumbers == Array(1...40))
+    }
+
+    @Test func noPanelWhenTheTerminalIsDumb() throws {
+        let fixture = try WorkflowFixture(
+            #"{"procedures": [{"id": "a", "kind": "shell", "run": "sleep 0.5; echo done"}]}"#)
+        defer { fixture.remove() }
+        let (output, _) = try runOnTerminal(fixture, environment: ["TERM": "dumb"])
+        #expect(ANSIEscapes.stripping(output).contains("a done"))
+        #expect(!output.contains("▸"))
+        #expect(!output.contains(" steps · "))
+        #expect(!output.contains("\u{1B}[J"))
+    }
+
+    @Test func prefixesAlignAndACarriageReturnDoesNotGoBackOverThem() throws {
+        let fixture = try WorkflowFixture(
+            #"""
+            {"procedures": [
+              {"id": "a", "kind": "shell", "run": "printf 'one\\n10%%\\r50%%\\r100%%\\n'"},
+              {"id": "longer", "kind": "shell", "run": "echo two", "dependsOn": ["a"]}
+            ]}
+            """#)
+        defer { fixture.remove() }
+        let result = try fixture.run()
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("a      one"))
+        #expect(lines.contains("a      100%"))
+        #expect(lines.contains("longer two"))
+        #expect(lines.contains("a      started"))
+    }
+
+    @Test func aLongLineIsCutNeitherInsideACharacterNorInsideAnEscapeSequence() throws {
+        // "é" is two bytes: an odd prefix puts the byte cut inside one; then an escape
+        // sequence across the next cut.
+        let limit = LineSplitter.maximumLineLength
+        let accents = "x" + String(repeating: "é", count: limit / 2)
+        let colour = String(repeating: "y", count: limit - 3) + "\u{1B}[38;5;196mred"
+        var splitter = LineSplitter()
+        var lines: [Substring] = []
+        // Each line arrives without its newline first, as a long line does, over reads.
+        for text in [accents, "\n", colour, "\n"] {
+            lines += Array(text.utf8).withUnsafeBytes { splitter.lines(in: $0) }
+        }
+        #expect(lines.count == 4)
+        #expect(lines.allSatisfy { $0.utf8.count <= limit })
+        #expect(!lines.contains { $0.contains("\u{FFFD}") })
+        #expect(lines[0...1].joined() == accents)
+        #expect(lines[2...3].joined() == colour)
+        #expect(lines[3].hasPrefix("\u{1B}[38;5;196m"))
+    }
+
+    @Test(arguments: [
+        ("plain", "plain"), ("\u{1B}[1;31mred\u{1B}[0m!", "red!"),
+        ("a\u{1B}]8;;http://x\u{07}link\u{1B}]8;;\u{1B}\\b", "alinkb"), ("cut\u{1B}[3", "cut"),
+        ("\u{1B}(Bx", "x"),
+    ])
+    func escapeSequencesAreStripped(text: String, stripped: String) {
+        #expect(ANSIEscapes.stripping(text) == stripped)
+    }
+
+    @Test func aSafeCutBacksOffToTheStartOfACharacterOrASequence() {
+        let bytes = Array("abé".utf8)  // é takes bytes 2 and 3
+        #expect(ANSIEscapes.safeCut(bytes, limit: 3) == 2)
+        let escape = Array("ab\u{1B}[31mc".utf8)
+        #expect(ANSIEscapes.safeCut(escape, limit: 4) == 2)
+        #expect(ANSIEscapes.safeCut(escape, limit: 7) == 7)
+    }
+}
