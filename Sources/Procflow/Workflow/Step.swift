@@ -24,6 +24,9 @@ public struct Step: Sendable {
     /// Whether the step runs even when steps it depends on failed or were skipped: for
     /// clean-up.
     public var always: Bool
+    /// The container image `procflow export` runs a shell or file step in; `procflow run`
+    /// ignores it.
+    public var image: String? = nil
     /// Where the step is in the file: its JSON Pointer, and the byte offset of its object
     /// (turned into a line and column only for a diagnostic).
     public var pointer: JSONPointer
