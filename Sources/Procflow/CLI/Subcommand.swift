@@ -4,6 +4,7 @@ enum Subcommand: String, CaseIterable {
     case run
     case validate
     case graph
+    case export
     case serve
 
     /// The command's type.
@@ -12,6 +13,7 @@ enum Subcommand: String, CaseIterable {
         case .run: return RunCommand.self
         case .validate: return ValidateCommand.self
         case .graph: return GraphCommand.self
+        case .export: return ExportCommand.self
         case .serve: return ServeCommand.self
         }
     }
