@@ -230,11 +230,9 @@ extension ArgoManifestBuilder {
                 arguments.append(parameter("stdin", value(of: input, at: level).argument))
             }
         case .http:
-            if let input = step.input {
-                arguments.append(parameter("body", value(of: input, at: level).argument))
-                if !value(of: input, at: level).isPlainText {
-                    arguments.append(parameter("content-type", ""))
-                }
+            // Both come from the prepare pod.
+            if step.input != nil {
+                arguments += [parameter("body", ""), parameter("content-type", "")]
             }
         case .file:
             if let input = inputValue(of: step) {

@@ -15,7 +15,7 @@ extension ArgoManifestBuilder {
             let wires = shell.inputs.map(\.wire) + (step.input.map { [$0] } ?? [])
             return wires.contains { !value(of: $0, at: level).isPlainText }
         case .http:
-            return step.input.map { !value(of: $0, at: level).isPlainText } ?? false
+            return step.input != nil
         case .group:
             return !(step.input?.select?.isRoot ?? true)
         case .branch:
@@ -40,9 +40,7 @@ extension ArgoManifestBuilder {
                 plan.project(value(of: input, at: level), as: "stdin")
             }
         case .http:
-            if let input = step.input, !value(of: input, at: level).isPlainText {
-                addBody(value(of: input, at: level), to: &plan)
-            }
+            if let input = step.input { addBody(value(of: input, at: level), to: &plan) }
         case .group:
             if let input = step.input {
                 // Fails, as the group would, if the input has nothing where `select` points.
@@ -67,11 +65,15 @@ extension ArgoManifestBuilder {
         return plan
     }
 
-    /// Adds the body of a request, and its `Content-Type`: JSON for a value that is not a
-    /// string, what libcurl sends for text otherwise — as procflow sends them.
+    /// Adds the body of a request, as text Argo can put in the request (``PodScript/procflow``
+    /// refuses a text with `{{` in it, which Argo would rewrite), and its `Content-Type`: JSON
+    /// for a value that is not a string, what libcurl sends for text otherwise — as procflow
+    /// sends them.
     private func addBody(_ value: ArgoValue, to plan: inout PreparePlan) {
-        plan.project(value, as: "body")
         let wire = plan.wire(value)
+        plan.pod.procedures.append(PodWorkflow.write("body", file: "body.text", wire: wire))
+        plan.projections.append("body")
+        plan.outputs.append(.init(name: "body", file: "body.text", encoded: false, fallback: ""))
         plan.pod.procedures += [
             // Succeeds only for a string: replacing needs text.
             .members([

@@ -6,7 +6,7 @@ extension ArgoManifestBuilder {
     func writeTemplate(for step: Step, at level: [String]) {
         switch step.kind {
         case .shell(let shell): templates.append(shellTemplate(step, shell))
-        case .http(let http): templates.append(httpTemplate(step, http, at: level))
+        case .http(let http): templates.append(httpTemplate(step, http))
         case .file(let operation): templates.append(fileTemplate(step, operation))
         case .group(let group): writeGroup(step, group, at: level)
         case .branch(let branch): writeBranch(step, branch, at: level)
@@ -20,16 +20,16 @@ extension ArgoManifestBuilder {
             var backoff: [Manifest.Member] = [.init("duration", .string(duration(retry.delay)))]
             switch retry.backoff {
             case .constant, .linear:
-                backoff.append(.init("factor", 1))
+                backoff.append(.init("factor", "1"))
             case .exponential:
-                backoff.append(.init("factor", 2))
+                backoff.append(.init("factor", "2"))
                 backoff.append(.init("cap", .string(duration(retry.maxDelay ?? 300))))
             }
             members.append(
                 .init(
                     "retryStrategy",
                     .members([
-                        "limit": .integer(retry.attempts - 1), "retryPolicy": "Always",
+                        "limit": .string(String(retry.attempts - 1)), "retryPolicy": "Always",
                         "backoff": .object(backoff),
                     ])))
         }
@@ -71,7 +71,7 @@ extension ArgoManifestBuilder {
         let inputNames = Set(shell.inputs.map(\.name))
         var environment: [Manifest] = []
         for (name, value) in commandEnvironment(step, shell) where !inputNames.contains(name) {
-            if value.contains("{{") {
+            if value.contains("{{"), name != "PROCFLOW_RUN_ID" {
                 needs.environment = true
                 artifacts.append(
                     rawArtifact(
@@ -131,7 +131,9 @@ extension ArgoManifestBuilder {
         if needs.given { outputs.append(Self.givenOutput) }
         var members = common(step)
         if let timeout = step.timeout {
-            members.append(.init("activeDeadlineSeconds", .integer(Int(timeout.rounded(.up)))))
+            // An IntOrString, which Argo's schema writes as a string.
+            members.append(
+                .init("activeDeadlineSeconds", .string(String(Int(timeout.rounded(.up))))))
         }
         return withMembers(
             .members([
@@ -157,12 +159,15 @@ extension ArgoManifestBuilder {
         var values: [String: String] = [:]
         let all =
             workflow.variables + workflow.environment + shell.environment
-            + [("PROCFLOW_STEP", step.id), ("PROCFLOW_RUN_ID", "{{workflow.name}}")]
+            + [("PROCFLOW_STEP", step.id), ("PROCFLOW_RUN_ID", Self.runID)]
         for (name, value) in all {
             if values.updateValue(value, forKey: name) == nil { order.append(name) }
         }
         return order.map { ($0, values[$0]!) }
     }
+
+    /// The run's id in pods: the Argo workflow's name, unique among runs.
+    static let runID = "{{workflow.name}}"
 
     private func base64(_ text: String) -> String {
         Data(text.utf8).base64EncodedString()
@@ -180,13 +185,14 @@ extension ArgoManifestBuilder {
 
     /// An `http` template: the method, URL and headers as they are, the body base64-encoded
     /// (`bodyFrom.bytes`, so that Argo never reads it), success as `expect` says.
-    private func httpTemplate(_ step: Step, _ http: HTTP, at level: [String]) -> Manifest {
+    private func httpTemplate(_ step: Step, _ http: HTTP) -> Manifest {
         var headers = http.headers.map {
             Manifest.members(["name": .string($0.name), "value": .string($0.value)])
         }
         let typed = http.headers.contains { $0.name.lowercased() == "content-type" }
         var parameters: [String] = []
-        var body: String?
+        var bodyFrom: Manifest?
+        var body: Manifest?
         var contentType: String?
         if let literal = http.body {
             let text: String
@@ -197,16 +203,14 @@ extension ArgoManifestBuilder {
                 text = JSONWriter.string(literal)
                 contentType = "application/json"
             }
-            body = base64(text)
-        } else if let input = step.input {
-            parameters.append("body")
+            // Bytes, base64-encoded, which Argo does not read for tags.
+            bodyFrom = ["bytes": .string(base64(text))]
+        } else if step.input != nil {
+            // Bytes cannot come from a parameter (the manifest must hold base64 to load), so a
+            // wired body is text, which the prepare pod checked holds no {{.
+            parameters += ["body", "content-type"]
             body = "{{inputs.parameters.body}}"
-            if value(of: input, at: level).isPlainText {
-                contentType = Self.textContentType
-            } else {
-                parameters.append("content-type")
-                contentType = "{{inputs.parameters.content-type}}"
-            }
+            contentType = "{{inputs.parameters.content-type}}"
         }
         if let contentType, !typed {
             headers.append(.members(["name": "Content-Type", "value": .string(contentType)]))
@@ -222,7 +226,7 @@ extension ArgoManifestBuilder {
                 "http": .members([
                     "method": .string(http.method), "url": .string(http.url),
                     "headers": Manifest.nonEmpty(headers),
-                    "bodyFrom": body.map { ["bytes": .string($0)] },
+                    "body": body, "bodyFrom": bodyFrom,
                     "successCondition": success.map(Manifest.string),
                     "timeoutSeconds": .integer(Int((step.timeout ?? 60).rounded(.up))),
                 ]),

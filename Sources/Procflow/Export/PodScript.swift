@@ -5,7 +5,10 @@
 /// `env/`, the words of a command under `argv/`, stdin as `stdin`, a pod's procflow workflow as
 /// `workflow.json`); the scripts work in `/tmp/procflow`, writing outputs there for Argo to
 /// read: `argo/NAME` base64-encoded (Argo trims a final newline from what it reads; base64 has
-/// no data in one), `out/NAME` as is for the few values Argo itself reads, such as `run`.
+/// no data in one), `out/NAME` as is for the few values Argo itself reads, such as `run`, and
+/// `out/NAME.text` for text Argo passes on (an HTTP body): refused if it holds a `{{`, and
+/// ended with a newline for Argo to trim. No script holds `{{` itself: Argo would read it as a
+/// tag.
 enum PodScript {
     /// Where Argo puts a pod's inputs.
     static let inputs = "/procflow/in"
@@ -15,8 +18,9 @@ enum PodScript {
     static let workspace = "/workspace"
 
     /// The script of a pod that runs procflow: decodes the inputs into `in/`, runs
-    /// `procflow run in/workflow.json`, encodes what it wrote into `out/` and, if it
-    /// succeeded, marks the output given.
+    /// `procflow run in/workflow.json`, checks and ends the texts it wrote into `out/`,
+    /// encodes everything it wrote there into `argo/` and, if it succeeded, marks the output
+    /// given.
     static let procflow = """
         in=\(inputs) d=\(work)
         mkdir -p "$d/in" "$d/out" "$d/argo" || exit 1
@@ -25,6 +29,11 @@ enum PodScript {
           base64 -d < "$f" > "$d/in/${f##*/}" || { echo "procflow: cannot decode ${f##*/}" >&2; exit 1; }
         done
         procflow run "$d/in/workflow.json" || exit
+        for f in "$d"/out/*.text; do
+          [ -f "$f" ] || continue
+          case $(cat "$f") in *"{"{*) echo "procflow: ${f##*/}: Argo would rewrite the text: it holds a double brace" >&2; exit 1;; esac
+          printf '\\n' >> "$f"
+        done
         for f in "$d"/out/*; do
           [ -f "$f" ] || continue
           base64 < "$f" > "$d/argo/${f##*/}" || exit 1
