@@ -43,9 +43,14 @@ struct PodSimulator {
     /// The exporter's script text with the pod's directories moved.
     private func localScript(_ text: String) -> String {
         var text = text
-        for prefix in [PodScript.inputs, PodScript.work, PodScript.workspace] {
-            let name = URL(fileURLWithPath: prefix).lastPathComponent
-            text = text.replacingOccurrences(of: prefix, with: root.path + "/" + name + "-dir")
+        // `/tmp/procflow` first, which holds `/procflow`; through placeholders, because the
+        // temporary root's own path may hold a prefix too.
+        let prefixes = [PodScript.work, PodScript.inputs, PodScript.workspace]
+        for (index, prefix) in prefixes.enumerated() {
+            text = text.replacingOccurrences(of: prefix, with: "\u{1}\(index)\u{1}")
+        }
+        for (index, prefix) in prefixes.enumerated() {
+            text = text.replacingOccurrences(of: "\u{1}\(index)\u{1}", with: local(prefix))
         }
         return text
     }
@@ -75,7 +80,11 @@ struct PodSimulator {
                 let file = URL(fileURLWithPath: local(path))
                 try FileManager.default.createDirectory(
                     at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try fill(data).write(to: file, atomically: true, encoding: .utf8)
+                var content = fill(data)
+                if path == PodScript.inputs + "/workflow.json", let workflow = content.decoded {
+                    content = localScript(workflow).encoded
+                }
+                try content.write(to: file, atomically: true, encoding: .utf8)
             }
         }
         guard case .object(let container)? = template.value(at: JSONPointer(tokens: ["container"])),
