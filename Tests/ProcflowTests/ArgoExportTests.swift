@@ -45,3 +45,153 @@ struct ArgoExportTests {
         }
     }
 }
+
+/// A workflow Argo cannot run as procflow would, and what the export says of it.
+struct UnexportableCase: CustomTestStringConvertible, Sendable {
+    let name: String
+    let json: String
+    let expected: [String]
+
+    var testDescription: String { name }
+}
+
+@Suite("Argo export: what Argo cannot express")
+struct ArgoExportLimitTests {
+    static let cases: [UnexportableCase] = [
+        UnexportableCase(
+            name: "a dependency inside another step's group",
+            json: workflow(
+                #"""
+                {"id": "g", "kind": "group", "procedures": [{"id": "inner", "kind": "shell", "run": "true"}]},
+                {"id": "after", "kind": "shell", "run": "true", "dependsOn": ["inner"]}
+                """#),
+            expected: [
+                #"test.json:2:63: error: /procedures/1/dependsOn/0: cannot export "after" to Argo: it depends on "inner", inside the group "g", and an Argo task can only depend on tasks of its own DAG or of DAGs around it: depend on "g" instead, or have it give that output with "outputFrom""#
+            ]),
+        UnexportableCase(
+            name: "a group's timeout",
+            json: workflow(
+                #"{"id": "g", "kind": "group", "timeout": 5, "procedures": [{"id": "a", "kind": "shell", "run": "true"}]}"#
+            ),
+            expected: [
+                #"test.json:1:17: error: /procedures/0/timeout: cannot export "g" to Argo: Argo's timeouts apply to pods and requests, not to a group's DAG: give the timeout to the steps inside"#
+            ]),
+        UnexportableCase(
+            name: "a linear backoff",
+            json: workflow(
+                #"{"id": "a", "kind": "shell", "run": "true", "retry": {"attempts": 3, "backoff": "linear"}}"#
+            ),
+            expected: [
+                #"test.json:1:17: error: /procedures/0/retry: cannot export "a" to Argo: Argo's backoff multiplies the wait by a factor, so it cannot grow linearly: use "constant" or "exponential""#
+            ]),
+        UnexportableCase(
+            name: "a tag in a URL",
+            json: workflow(#"{"id": "a", "kind": "http", "url": "http://x/{{y}}"}"#),
+            expected: [
+                #"test.json:1:17: error: /procedures/0/url: cannot export "a" to Argo: Argo would read the {{ in its url as a template tag, and it has no way to escape one"#
+            ]),
+    ]
+
+    @Test(arguments: cases)
+    func isReportedWithTheStepAndWhy(_ testCase: UnexportableCase) throws {
+        do {
+            let export = try exportManifest(json: testCase.json)
+            #expect(testCase.expected.isEmpty, "exported anyway")
+            ArgoManifestCheck.check(export.manifest.json)
+        } catch let error as ArgoExportError {
+            #expect(error.diagnostics.map(\.description) == testCase.expected)
+        }
+    }
+
+    @Test func aShellStepNeedsAnImage() throws {
+        let json = workflow(#"{"id": "a", "kind": "shell", "run": "true"}"#)
+        let options = ArgoExportOptions(image: nil, procflowImage: "p", environment: [:])
+        #expect(throws: ArgoExportError.self) { try exportManifest(json: json, options: options) }
+        let named = workflow(#"{"id": "a", "kind": "shell", "run": "true", "image": "alpine"}"#)
+        let export = try exportManifest(json: named, options: options)
+        #expect(export.manifest.json.contains(#""image": "alpine""#))
+    }
+
+    @Test func approximationsAreWarnings() throws {
+        let export = try exportManifest(
+            json: workflow(
+                #"{"id": "a", "kind": "shell", "run": "true", "timeout": 1.5, "retry": {"attempts": 2, "jitter": 0.5}}"#
+            ))
+        #expect(
+            export.warnings == [
+                #""a": timeout 1.5 s rounded up to 2 s: Argo counts whole seconds"#,
+                #""a": retry jitter dropped: Argo waits the full backoff"#,
+            ])
+    }
+}
+
+@Suite("Argo export: the command")
+struct ArgoExportCommandTests {
+    static let directory = fixtures.appendingPathComponent("argo")
+    /// The environment the golden files' `env` conditions were decided in.
+    static let environment = ["CI": "true", "TARGET": ""]
+
+    @Test(arguments: ["json", "yaml"])
+    func printsTheGoldenManifest(format: String) throws {
+        let result = try runProcflow(
+            ["export", "workflow.json", "--to", "argo", "--image", "alpine:3.20", "--procflow-image",
+             "procflow:test"] + (format == "yaml" ? ["--yaml"] : []),
+            in: Self.directory, environment: Self.environment)
+        #expect(result.status == 0)
+        let expected = try String(
+            contentsOf: Self.directory.appendingPathComponent("expected.\(format)"), encoding: .utf8)
+        #expect(result.stdout == expected)
+        #expect(
+            result.stderr == """
+                warning: "meta": timeout 2.5 s rounded up to 3 s: Argo counts whole seconds
+                warning: "meta": retry jitter dropped: Argo waits the full backoff
+
+                """)
+    }
+
+    @Test func anInvalidWorkflowGetsTheErrorsValidatePrints() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try workflow(#"{"id": "a", "kind": "shell", "run": "true", "dependsOn": ["b"]}"#)
+            .write(to: directory.appendingPathComponent("w.json"), atomically: true, encoding: .utf8)
+        let export = try runProcflow(["export", "w.json", "--to", "argo", "--image", "x"], in: directory)
+        let validate = try runProcflow(["validate", "w.json"], in: directory)
+        #expect(export.status == 2)
+        #expect(export.stdout == "")
+        #expect(export.stderr == validate.stderr)
+        #expect(export.stderr.contains(#"unknown procedure "b""#))
+    }
+
+    @Test func anUnexportableWorkflowNamesTheStep() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try workflow(#"{"id": "a", "kind": "shell", "run": "true"}"#)
+            .write(to: directory.appendingPathComponent("w.json"), atomically: true, encoding: .utf8)
+        let result = try runProcflow(["export", "w.json", "--to", "argo"], in: directory)
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        #expect(
+            result.stderr == """
+                w.json:1:17: error: /procedures/0: cannot export "a" to Argo: a shell step needs a container image: give --image IMAGE, or an "image" field to the step
+                w.json: 1 error
+
+                """)
+    }
+
+    @Test(arguments: [
+        (["--image", "x"], "error: Missing '--to <engine>': the engine to export to (argo)"),
+        (["--to", "k8s"], "error: The value 'k8s' is invalid for '--to <engine>': expected one of argo"),
+    ])
+    func theEngineIsRequired(arguments: [String], message: String) throws {
+        let result = try runProcflow(["export", "workflow.json"] + arguments, in: Self.directory)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix(message + "\n"))
+    }
+
+    @Test func helpDescribesTheCommand() throws {
+        let result = try runProcflow(["help", "export"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("USAGE: procflow export <file> [--to <engine>]"))
+        #expect(try runProcflow(["--help"]).stdout.contains("export"))
+    }
+}
