@@ -11,10 +11,13 @@ extension ArgoManifestBuilder {
                 for depth in (target.count + 1)...level.count {
                     let key = Array(level.prefix(depth))
                     var list = imports[key, default: []]
+                    let value = dependency == .data || dependency == .condition
+                    let given = dependency == .condition
                     if let index = list.firstIndex(where: { $0.id == id }) {
-                        list[index].needsValue = list[index].needsValue || dependency == .data
+                        list[index].needsValue = list[index].needsValue || value
+                        list[index].needsGiven = list[index].needsGiven || given
                     } else {
-                        list.append(Import(id: id, needsValue: dependency == .data))
+                        list.append(Import(id: id, needsValue: value, needsGiven: given))
                     }
                     imports[key] = list
                 }
@@ -27,6 +30,7 @@ extension ArgoManifestBuilder {
         imports[level, default: []].flatMap { item in
             tasks(of: step(item.id)).all.map { $0 + "--status" }
                 + (item.needsValue ? [names[item.id] + "--value"] : [])
+                + (item.needsGiven ? [names[item.id] + "--given"] : [])
         }
     }
 
@@ -50,6 +54,9 @@ extension ArgoManifestBuilder {
             if item.needsValue {
                 arguments.append(
                     parameter(names[item.id] + "--value", value(of: item.id, at: level).argument))
+            }
+            if item.needsGiven, let given = givenArgument(of: item.id, at: level) {
+                arguments.append(parameter(names[item.id] + "--given", given))
             }
         }
         return (arguments, waits)
@@ -226,12 +233,12 @@ extension ArgoManifestBuilder {
             for (name, wire) in shell.inputs {
                 arguments.append(parameter("env-" + name, value(of: wire, at: level).argument))
             }
-            if let input = step.input {
-                arguments.append(parameter("stdin", value(of: input, at: level).argument))
+            if let input = inputValue(of: step) {
+                arguments.append(parameter("stdin", input.argument))
             }
         case .http:
             // Both come from the prepare pod.
-            if step.input != nil {
+            if inputValue(of: step) != nil {
                 arguments += [parameter("body", ""), parameter("content-type", "")]
             }
         case .file:
@@ -239,8 +246,8 @@ extension ArgoManifestBuilder {
                 arguments.append(parameter("input", input.argument))
             }
         case .group:
-            if let input = step.input {
-                arguments.append(parameter("input", value(of: input.from.id, at: level).argument))
+            if let input = inputValue(of: step) {
+                arguments.append(parameter("input", input.argument))
             }
         case .branch:
             arguments.append(parameter("case", ""))

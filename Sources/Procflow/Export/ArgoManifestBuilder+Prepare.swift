@@ -12,10 +12,10 @@ extension ArgoManifestBuilder {
         let level = levels[step.id]!
         switch step.kind {
         case .shell(let shell):
-            let wires = shell.inputs.map(\.wire) + (step.input.map { [$0] } ?? [])
-            return wires.contains { !value(of: $0, at: level).isPlainText }
+            let values = shell.inputs.map { value(of: $0.wire, at: level) }
+            return (values + [inputValue(of: step)].compactMap { $0 }).contains { !$0.isPlainText }
         case .http:
-            return step.input != nil
+            return inputValue(of: step) != nil
         case .group:
             return !(step.input?.select?.isRoot ?? true)
         case .branch:
@@ -36,11 +36,11 @@ extension ArgoManifestBuilder {
             for (name, wire) in shell.inputs where !value(of: wire, at: level).isPlainText {
                 plan.project(value(of: wire, at: level), as: "env-" + name)
             }
-            if let input = step.input, !value(of: input, at: level).isPlainText {
-                plan.project(value(of: input, at: level), as: "stdin")
+            if let input = inputValue(of: step), !input.isPlainText {
+                plan.project(input, as: "stdin")
             }
         case .http:
-            if let input = step.input { addBody(value(of: input, at: level), to: &plan) }
+            if let input = inputValue(of: step) { addBody(input, to: &plan) }
         case .group:
             if let input = step.input {
                 // Fails, as the group would, if the input has nothing where `select` points.
@@ -144,8 +144,10 @@ extension ArgoManifestBuilder {
                     "cd \(PodScript.workspace) && exec /bin/sh -c \"$\(variable)\"")
             ])
         case .output(let wire, let equals):
+            let given = givenArgument(of: wire.from.id, at: level)
             return .members([
-                "output": plan.wire(value(of: wire, at: level)), "equals": Manifest(equals),
+                "output": plan.wire(value(of: wire, at: level), given: given),
+                "equals": Manifest(equals),
             ])
         case .not(let inner):
             return .members(["not": podCondition(inner, at: level, plan: &plan)])
@@ -161,7 +163,7 @@ extension ArgoManifestBuilder {
         templates.append(
             procflowPod(
                 name, role: "prepare", step: step, workflow: plan.workflow,
-                values: (0..<plan.values.count).map { "value-\($0)" },
+                values: plan.inputs.map { ($0.name, $0.file) },
                 outputs: plan.outputs.map(\.manifest), image: options.procflowImage,
                 mountsWorkspace: plan.mountsWorkspace))
     }
@@ -175,7 +177,7 @@ extension ArgoManifestBuilder {
             procedures: [PodWorkflow.read("output", file: "value", format: format)])
         templates.append(
             procflowPod(
-                name, role: "output", step: step, workflow: pod, values: ["value"],
+                name, role: "output", step: step, workflow: pod, values: [("value", "value")],
                 outputs: givesGroupOutput(step) ? [Self.givenOutput] : [],
                 image: options.procflowImage, mountsWorkspace: false))
     }
@@ -186,9 +188,11 @@ extension ArgoManifestBuilder {
         "valueFrom": .members(["path": .string(PodScript.work + "/given"), "default": "false"]),
     ])
 
-    /// The template of a pod that runs procflow on `workflow`, given the encoded `values`.
+    /// The template of a pod that runs procflow on `workflow`, given `values`: each an input
+    /// parameter and the file in `in/` it goes to.
     func procflowPod(
-        _ name: String, role: String?, step: Step, workflow: PodWorkflow, values: [String],
+        _ name: String, role: String?, step: Step, workflow: PodWorkflow,
+        values: [(parameter: String, file: String)],
         outputs: [Manifest], image: String, mountsWorkspace: Bool, extra: [Manifest.Member] = []
     ) -> Manifest {
         var annotations: [Manifest.Member] = [.init(Self.stepAnnotation, .string(step.id))]
@@ -198,14 +202,16 @@ extension ArgoManifestBuilder {
             [rawArtifact("workflow", path: PodScript.inputs + "/workflow.json", data: text)]
             + values.map {
                 rawArtifact(
-                    $0, path: PodScript.inputs + "/" + $0, data: "{{inputs.parameters.\($0)}}")
+                    $0.parameter, path: PodScript.inputs + "/" + $0.file,
+                    data: "{{inputs.parameters.\($0.parameter)}}")
             }
         if mountsWorkspace { usesWorkspace = true }
         var template: Manifest = .members([
             "name": .string(name),
             "metadata": ["annotations": .object(annotations)],
             "inputs": .members([
-                "parameters": Manifest.nonEmpty(values.map { .members(["name": .string($0)]) }),
+                "parameters": Manifest.nonEmpty(
+                    values.map { .members(["name": .string($0.parameter)]) }),
                 "artifacts": .array(artifacts),
             ]),
             "outputs": Manifest.nonEmpty(outputs).map { ["parameters": $0] },

@@ -89,7 +89,7 @@ extension ArgoManifestBuilder {
                     "env-" + name, path: "\(PodScript.inputs)/env/\(name)",
                     data: "{{inputs.parameters.env-\(name)}}"))
         }
-        if step.input != nil {
+        if inputValue(of: step) != nil {
             needs.stdin = true
             parameters.append("stdin")
             artifacts.append(
@@ -205,7 +205,7 @@ extension ArgoManifestBuilder {
             }
             // Bytes, base64-encoded, which Argo does not read for tags.
             bodyFrom = ["bytes": .string(base64(text))]
-        } else if step.input != nil {
+        } else if inputValue(of: step) != nil {
             // Bytes cannot come from a parameter (the manifest must hold base64 to load), so a
             // wired body is text, which the prepare pod checked holds no {{.
             parameters += ["body", "content-type"]
@@ -301,7 +301,7 @@ extension ArgoManifestBuilder {
             name: step.id, variables: workflow.variables, environment: [], procedures: procedures)
         return procflowPod(
             names[step.id], role: nil, step: step, workflow: pod,
-            values: input == nil ? [] : ["input"], outputs: outputs,
+            values: input == nil ? [] : [("input", "input")], outputs: outputs,
             image: step.image ?? options.procflowImage, mountsWorkspace: true,
             extra: common(step, retries: false))
     }
@@ -378,7 +378,7 @@ extension ArgoManifestBuilder {
         extra += common(step)
         buildLevel(
             inner, steps: group.steps, template: names[step.id],
-            inputs: step.input == nil ? [] : ["input"], outputs: outputs, extra: extra)
+            inputs: inputValue(of: step) == nil ? [] : ["input"], outputs: outputs, extra: extra)
     }
 
     /// A DAG template with one task per case (each a DAG template of the case's steps),

@@ -17,6 +17,9 @@ final class ArgoManifestBuilder {
         var id: String
         /// Whether a step of the level takes its output.
         var needsValue: Bool
+        /// Whether a step of the level reads it in a condition, so needs to know whether this
+        /// group gave an output.
+        var needsGiven: Bool
     }
 
     /// The template of the workflow's DAG.
@@ -149,12 +152,24 @@ final class ArgoManifestBuilder {
 
     /// How `step` depends on each step it runs after, in the order the file names them.
     func prerequisites(of step: Step) -> [(id: String, dependency: StepTasks.Dependency)] {
-        let takingData = Set(step.wires.map(\.wire.from.id))
+        let wires = step.wires
         return step.prerequisites.map { id in
-            if takingData.contains(id) { return (id, .data) }
+            let roles = wires.filter { $0.wire.from.id == id }.map(\.role)
+            if !roles.isEmpty {
+                let conditionOnly = roles.allSatisfy { $0 == .condition }
+                return (id, conditionOnly && givenArgument(of: id, at: []) != nil ? .condition : .data)
+            }
             if step.always { return (id, .always) }
             return (id, self.step(id).continueOnError ? .tolerated : .plain)
         }
+    }
+
+    /// For a group that gives an output, the tag that says, to a task of `level`, whether it
+    /// gave one (`true` or `false`); `nil` for other steps.
+    func givenArgument(of id: String, at level: [String]) -> String? {
+        guard case .group(let group) = step(id).kind, group.outputFrom != nil else { return nil }
+        if levels[id] == level { return "{{tasks.\(names[id]).outputs.parameters.given}}" }
+        return "{{inputs.parameters.\(names[id])--given}}"
     }
 
     /// Whether a step is the `outputFrom` of its group, so that the group must know whether

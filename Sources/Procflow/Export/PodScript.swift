@@ -17,7 +17,8 @@ enum PodScript {
     /// Where the shared workspace volume is mounted: the workflow file's directory.
     static let workspace = "/workspace"
 
-    /// The script of a pod that runs procflow: decodes the inputs into `in/`, runs
+    /// The script of a pod that runs procflow: decodes the inputs into `in/` (but `.plain`
+    /// ones, such as `true`, which it copies), runs
     /// `procflow run in/workflow.json`, checks and ends the texts it wrote into `out/`,
     /// encodes everything it wrote there into `argo/` and, if it succeeded, marks the output
     /// given.
@@ -26,7 +27,10 @@ enum PodScript {
         mkdir -p "$d/in" "$d/out" "$d/argo" || exit 1
         for f in "$in"/*; do
           [ -f "$f" ] || continue
-          base64 -d < "$f" > "$d/in/${f##*/}" || { echo "procflow: cannot decode ${f##*/}" >&2; exit 1; }
+          case "$f" in
+            *.plain) cp "$f" "$d/in/" || exit 1;;
+            *) base64 -d < "$f" > "$d/in/${f##*/}" || { echo "procflow: cannot decode ${f##*/}" >&2; exit 1; };;
+          esac
         done
         procflow run "$d/in/workflow.json" || exit
         for f in "$d"/out/*.text; do

@@ -32,6 +32,9 @@ struct PreparePlan {
 
     /// The values the pod reads, each once: `value-0`, `value-1`, … .
     private(set) var values: [ArgoValue] = []
+    /// For each value that may not have been given (a group's output, read by a condition):
+    /// the tag that says whether it was.
+    private(set) var given: [Int: String] = [:]
     /// The workflow it runs, without the steps that read the values (see ``workflow``).
     var pod: PodWorkflow
     /// The parameters it gives.
@@ -47,21 +50,23 @@ struct PreparePlan {
         self.pod = pod
     }
 
-    /// The id of the step that reads the value `value` is part of.
-    mutating func read(_ value: ArgoValue) -> String {
+    /// The id of the step that reads the value `value` is part of; `given`, if the value may
+    /// be missing, is the tag that says whether it is there.
+    mutating func read(_ value: ArgoValue, given: String? = nil) -> String {
         let whole = ArgoValue(source: value.source, format: value.format, select: nil)
-        if let index = values.firstIndex(where: {
-            $0.source == whole.source && $0.format == whole.format
-        }) {
-            return "value-\(index)"
-        }
-        values.append(whole)
-        return "value-\(values.count - 1)"
+        let index =
+            values.firstIndex { $0.source == whole.source && $0.format == whole.format }
+            ?? {
+                values.append(whole)
+                return values.count - 1
+            }()
+        if let given { self.given[index] = given }
+        return "value-\(index)"
     }
 
     /// `{"from": …, "select": …}` for `value`, from the step that reads it.
-    mutating func wire(_ value: ArgoValue) -> Manifest {
-        PodWorkflow.wire(from: read(value), select: value.select)
+    mutating func wire(_ value: ArgoValue, given: String? = nil) -> Manifest {
+        PodWorkflow.wire(from: read(value, given: given), select: value.select)
     }
 
     /// Adds a step that writes `value` as a command sees it, for the parameter `name`.
@@ -71,20 +76,44 @@ struct PreparePlan {
         outputs.append(Output(name: name, file: name, encoded: true, fallback: ""))
     }
 
-    /// The arguments of the pod's task: each value it reads.
-    var arguments: [Manifest] {
-        values.enumerated().map { index, value in
-            .members(["name": .string("value-\(index)"), "value": .string(value.argument)])
+    /// The pod's inputs: each value it reads, and whether those that may be missing are
+    /// there, with the files they go to (`.plain` files are not encoded).
+    var inputs: [(name: String, file: String, argument: String)] {
+        values.indices.flatMap { index in
+            [("value-\(index)", "value-\(index)", values[index].argument)]
+                + (given[index].map { [("given-\(index)", "given-\(index).plain", $0)] } ?? [])
         }
     }
 
-    /// The whole workflow: the steps that read the values, then the rest.
+    /// The arguments of the pod's task.
+    var arguments: [Manifest] {
+        inputs.map { .members(["name": .string($0.name), "value": .string($0.argument)]) }
+    }
+
+    /// The whole workflow: the steps that read the values, then the rest. A value that may be
+    /// missing is read by a group whose output is the value only when it was given, so that
+    /// conditions read it as procflow reads a group that gave no output.
     var workflow: PodWorkflow {
         var whole = pod
-        whole.procedures =
-            values.enumerated().map { index, value in
-                PodWorkflow.read("value-\(index)", file: "value-\(index)", format: value.format)
-            } + pod.procedures
+        var reads: [Manifest] = []
+        for (index, value) in values.enumerated() {
+            let id = "value-\(index)"
+            guard given[index] != nil else {
+                reads.append(PodWorkflow.read(id, file: id, format: value.format))
+                continue
+            }
+            let read = PodWorkflow.read(id + "-read", file: id, format: value.format).adding(
+                "when",
+                .members(["output": ["from": .string("given-\(index)")], "equals": true]))
+            reads += [
+                PodWorkflow.read("given-\(index)", file: "given-\(index).plain", format: .json),
+                .members([
+                    "id": .string(id), "kind": "group", "outputFrom": .string(id + "-read"),
+                    "procedures": [read],
+                ]),
+            ]
+        }
+        whole.procedures = reads + pod.procedures
         return whole
     }
 }

@@ -15,6 +15,9 @@ struct StepTasks {
         case tolerated
         /// Takes the other's output: runs only if it gave one.
         case data
+        /// Reads the output of a group only in a condition: runs if the group succeeded, even
+        /// if it gave no output, which the condition then reads as no value — as procflow does.
+        case condition
         /// `always`: runs once the other has finished, however it ended.
         case always
     }
@@ -70,6 +73,7 @@ struct StepTasks {
         case .plain: return .any([succeeded, skipped])
         case .tolerated: return .any([succeeded, skipped, failed])
         case .data: return gaveOutput
+        case .condition: return succeeded
         case .always: return finished
         }
     }
