@@ -41,7 +41,8 @@ struct RandomWorkflow {
         (0..<size).map { _ in step(level: level, depth: depth) }.joined(separator: ",\n")
     }
 
-    private func usable(_ level: [String]) -> [(id: String, level: [String], output: OutputFormat)] {
+    private func usable(_ level: [String]) -> [(id: String, level: [String], output: OutputFormat)]
+    {
         visible.filter { level.starts(with: $0.level) }
     }
 
@@ -69,7 +70,9 @@ struct RandomWorkflow {
         if !depends.isEmpty {
             fields += #", "dependsOn": [\#(depends.map { "\"\($0)\"" }.joined(separator: ", "))]"#
         }
-        if chance(25), let condition = condition(level: level) { fields += #", "when": \#(condition)"# }
+        if chance(25), let condition = condition(level: level) {
+            fields += #", "when": \#(condition)"#
+        }
         if chance(15) { fields += #", "continueOnError": true"# }
         if chance(10) { fields += #", "always": true"# }
         return fields
@@ -160,7 +163,8 @@ struct RandomWorkflow {
             cases.append(#"{"equals": 2, "procedures": [\#(shell(level: inner, stdin: true))]}"#)
             visible.removeAll { $0.level.starts(with: inner) }
         }
-        var fields = #"{"id": "\#(id)", "kind": "branch", "on": {"from": "\#(source)", "select": "/v"}"#
+        var fields =
+            #"{"id": "\#(id)", "kind": "branch", "on": {"from": "\#(source)", "select": "/v"}"#
         fields += #", "cases": [\#(cases.joined(separator: ",\n"))]"#
         if chance(60) {
             let inner = level + [id, id + "#otherwise"]
@@ -178,7 +182,8 @@ struct RandomWorkflow {
 struct ArgoEquivalenceTests {
     /// What procflow says of each step: succeeded, failed (warnings too) or skipped, and
     /// whether the run succeeded.
-    static func procflowOutcomes(_ workflow: Workflow) -> (steps: [String: String], succeeded: Bool) {
+    static func procflowOutcomes(_ workflow: Workflow) -> (steps: [String: String], succeeded: Bool)
+    {
         let summary = WorkflowRunner(
             workflow: workflow, options: .init(maxConcurrent: 4, gracePeriod: 1), reporters: []
         ).run()
@@ -194,7 +199,9 @@ struct ArgoEquivalenceTests {
     }
 
     /// Runs `json` with procflow and, exported, with the simulated Argo; compares every step.
-    static func compare(_ json: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    static func compare(_ json: String, sourceLocation: Testing.SourceLocation = #_sourceLocation)
+        throws
+    {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("w.json").path
@@ -207,7 +214,9 @@ struct ArgoEquivalenceTests {
         defer { pods.remove() }
         var simulator = ArgoRunSimulator(manifest: manifest, pods: pods)
         let phase = try simulator.run()
-        for id in workflow.allSteps.map(\.id) {
+        // Where the export warns that a group's outcome differs, only the run's is compared.
+        let exact = !manifest.warnings.contains { $0.contains("Argo has one outcome for a DAG") }
+        for id in workflow.allSteps.map(\.id) where exact {
             #expect(
                 simulator.outcome(of: id) == expected.steps[id],
                 "step \(id) in \(json)", sourceLocation: sourceLocation)
@@ -254,7 +263,7 @@ struct ArgoEquivalenceTests {
                 """#))
     }
 
-    @Test(arguments: 0..<24)
+    @Test(arguments: 0..<40)
     func randomWorkflowsEndAlike(seed: Int) throws {
         var generator = RandomWorkflow(seed: UInt64(seed) &* 7919 &+ 17)
         let json = generator.make()
@@ -262,6 +271,15 @@ struct ArgoEquivalenceTests {
             Issue.record("the generator wrote an invalid workflow: \(diagnostics(json)) \(json)")
             return
         }
-        try Self.compare(json)
+        do {
+            try Self.compare(json)
+        } catch let error as ArgoExportError {
+            // The one limitation the generator can stumble on.
+            #expect(
+                error.diagnostics.allSatisfy {
+                    $0.message.contains("cannot tell apart from a failure")
+                },
+                "\(error.diagnostics)")
+        }
     }
 }

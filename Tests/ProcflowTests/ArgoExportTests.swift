@@ -134,12 +134,16 @@ struct ArgoExportCommandTests {
     @Test(arguments: ["json", "yaml"])
     func printsTheGoldenManifest(format: String) throws {
         let result = try runProcflow(
-            ["export", "workflow.json", "--to", "argo", "--image", "alpine:3.20", "--procflow-image",
-             "procflow:test"] + (format == "yaml" ? ["--yaml"] : []),
+            [
+                "export", "workflow.json", "--to", "argo", "--image", "alpine:3.20",
+                "--procflow-image",
+                "procflow:test",
+            ] + (format == "yaml" ? ["--yaml"] : []),
             in: Self.directory, environment: Self.environment)
         #expect(result.status == 0)
         let expected = try String(
-            contentsOf: Self.directory.appendingPathComponent("expected.\(format)"), encoding: .utf8)
+            contentsOf: Self.directory.appendingPathComponent("expected.\(format)"), encoding: .utf8
+        )
         #expect(result.stdout == expected)
         #expect(
             result.stderr == """
@@ -153,8 +157,10 @@ struct ArgoExportCommandTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try workflow(#"{"id": "a", "kind": "shell", "run": "true", "dependsOn": ["b"]}"#)
-            .write(to: directory.appendingPathComponent("w.json"), atomically: true, encoding: .utf8)
-        let export = try runProcflow(["export", "w.json", "--to", "argo", "--image", "x"], in: directory)
+            .write(
+                to: directory.appendingPathComponent("w.json"), atomically: true, encoding: .utf8)
+        let export = try runProcflow(
+            ["export", "w.json", "--to", "argo", "--image", "x"], in: directory)
         let validate = try runProcflow(["validate", "w.json"], in: directory)
         #expect(export.status == 2)
         #expect(export.stdout == "")
@@ -166,7 +172,8 @@ struct ArgoExportCommandTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try workflow(#"{"id": "a", "kind": "shell", "run": "true"}"#)
-            .write(to: directory.appendingPathComponent("w.json"), atomically: true, encoding: .utf8)
+            .write(
+                to: directory.appendingPathComponent("w.json"), atomically: true, encoding: .utf8)
         let result = try runProcflow(["export", "w.json", "--to", "argo"], in: directory)
         #expect(result.status == 2)
         #expect(result.stdout == "")
@@ -180,7 +187,10 @@ struct ArgoExportCommandTests {
 
     @Test(arguments: [
         (["--image", "x"], "error: Missing '--to <engine>': the engine to export to (argo)"),
-        (["--to", "k8s"], "error: The value 'k8s' is invalid for '--to <engine>': expected one of argo"),
+        (
+            ["--to", "k8s"],
+            "error: The value 'k8s' is invalid for '--to <engine>': expected one of argo"
+        ),
     ])
     func theEngineIsRequired(arguments: [String], message: String) throws {
         let result = try runProcflow(["export", "workflow.json"] + arguments, in: Self.directory)

@@ -51,7 +51,8 @@ struct ArgoNamesTests {
 
     @Test(arguments: [
         ("showcase", "showcase-"), ("Every_Kind", "every-kind-"), ("42", "procflow-42-"),
-        ("", "procflow-"), (String(repeating: "x", count: 80), String(repeating: "x", count: 56) + "-"),
+        ("", "procflow-"),
+        (String(repeating: "x", count: 80), String(repeating: "x", count: 56) + "-"),
     ])
     func theWorkflowsNameIsAKubernetesPrefix(name: String, expected: String) {
         #expect(ArgoNames.generateName(for: name) == expected)

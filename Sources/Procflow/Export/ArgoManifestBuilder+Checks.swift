@@ -12,6 +12,12 @@ extension ArgoManifestBuilder {
             checkReferences(of: step)
             checkLimits(of: step)
             checkTemplateText(of: step)
+            if step.continueOnError, step.isContainer, let parent = place.parent {
+                warn(
+                    step,
+                    "a step that fails inside it without continueOnError also fails the \(self.step(parent).kind.name) \"\(parent)\" around it on Argo (procflow only fails the run): Argo has one outcome for a DAG"
+                )
+            }
             switch step.kind {
             case .shell:
                 if step.image == nil, options.image == nil {

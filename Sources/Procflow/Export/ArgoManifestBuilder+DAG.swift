@@ -11,8 +11,11 @@ extension ArgoManifestBuilder {
                 for depth in (target.count + 1)...level.count {
                     let key = Array(level.prefix(depth))
                     var list = imports[key, default: []]
-                    let value = dependency == .data || dependency == .condition
-                    let given = dependency == .condition
+                    let value = step.wires.contains { $0.wire.from.id == id }
+                    // A condition that reads a group's output needs to know whether it gave one.
+                    let given =
+                        givenArgument(of: id, at: []) != nil
+                        && !presenceChecks(of: id, for: step).isEmpty
                     if let index = list.firstIndex(where: { $0.id == id }) {
                         list[index].needsValue = list[index].needsValue || value
                         list[index].needsGiven = list[index].needsGiven || given
@@ -130,11 +133,15 @@ extension ArgoManifestBuilder {
     }
 
     /// The level's final task: it runs once every task has finished, unless one of a step
-    /// without `continueOnError` failed.
+    /// without `continueOnError` failed, or a step inside a group or branch did.
     private func endTask(after tasks: [Manifest], steps: [Step]) -> Manifest {
         var tolerated: Set<String> = []
         for step in steps where step.continueOnError {
             tolerated.formUnion(self.tasks(of: step).all)
+            // A group's or branch's DAG fails only when a step inside failed without
+            // continueOnError, which fails procflow's run even so: dependents of the group run,
+            // but the failure reaches the run's outcome.
+            if step.isContainer { tolerated.remove(names[step.id]) }
         }
         let parts = tasks.compactMap { task -> PhaseExpression? in
             guard case .string(let name)? = task["name"] else { return nil }

@@ -54,7 +54,7 @@ extension ArgoManifestBuilder {
             break
         }
         if case .decidedInPod(let condition) = conditionPlan(for: step) {
-            let when = podCondition(condition, at: level, plan: &plan)
+            let when = podCondition(condition, of: step, at: level, plan: &plan)
             plan.pod.procedures.append(
                 PodWorkflow.write(
                     "run", file: "run", content: "true", when: when, after: plan.projections,
@@ -124,7 +124,7 @@ extension ArgoManifestBuilder {
     /// passed in, paths made absolute, commands run in the workspace with their text in the
     /// environment, outputs read from the values the pod was given.
     private func podCondition(
-        _ condition: StepCondition, at level: [String], plan: inout PreparePlan
+        _ condition: StepCondition, of step: Step, at level: [String], plan: inout PreparePlan
     ) -> Manifest {
         switch condition {
         case .environment(let name, let equals):
@@ -144,17 +144,21 @@ extension ArgoManifestBuilder {
                     "cd \(PodScript.workspace) && exec /bin/sh -c \"$\(variable)\"")
             ])
         case .output(let wire, let equals):
-            let given = givenArgument(of: wire.from.id, at: level)
+            let checks = presenceChecks(of: wire.from.id, for: step, at: level)
             return .members([
-                "output": plan.wire(value(of: wire, at: level), given: given),
+                "output": plan.wire(value(of: wire, at: level), checks: checks),
                 "equals": Manifest(equals),
             ])
         case .not(let inner):
-            return .members(["not": podCondition(inner, at: level, plan: &plan)])
+            return .members(["not": podCondition(inner, of: step, at: level, plan: &plan)])
         case .all(let parts):
-            return .members(["all": .array(parts.map { podCondition($0, at: level, plan: &plan) })])
+            return .members([
+                "all": .array(parts.map { podCondition($0, of: step, at: level, plan: &plan) })
+            ])
         case .any(let parts):
-            return .members(["any": .array(parts.map { podCondition($0, at: level, plan: &plan) })])
+            return .members([
+                "any": .array(parts.map { podCondition($0, of: step, at: level, plan: &plan) })
+            ])
         }
     }
 

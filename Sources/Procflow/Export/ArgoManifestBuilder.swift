@@ -156,12 +156,41 @@ final class ArgoManifestBuilder {
         return step.prerequisites.map { id in
             let roles = wires.filter { $0.wire.from.id == id }.map(\.role)
             if !roles.isEmpty {
-                let conditionOnly = roles.allSatisfy { $0 == .condition }
-                return (id, conditionOnly && givenArgument(of: id, at: []) != nil ? .condition : .data)
+                guard roles.allSatisfy({ $0 == .condition }) else { return (id, .data) }
+                // procflow reads a missing output as no value in a condition, where it lets the
+                // step run: an always step, or a group that gave no output.
+                if step.always { return (id, .always) }
+                return (id, givenArgument(of: id, at: []) != nil ? .condition : .data)
             }
             if step.always { return (id, .always) }
             return (id, self.step(id).continueOnError ? .tolerated : .plain)
         }
+    }
+
+    /// What must hold of the pod's inputs for the output of `id`, read by a condition of
+    /// `step`, to be there, when it may not be: `step` runs even without it (it is `always`,
+    /// or `id` is a group, which can succeed without giving an output). Empty when `step` only
+    /// runs once the output is there.
+    func presenceChecks(of id: String, for step: Step, at level: [String]? = nil) -> [PreparePlan
+        .Check]
+    {
+        let level = level ?? levels[step.id]!
+        let roles = step.wires.filter { $0.wire.from.id == id }.map(\.role)
+        guard !roles.isEmpty, roles.allSatisfy({ $0 == .condition }) else { return [] }
+        let given = givenArgument(of: id, at: level)
+        var checks: [PreparePlan.Check] = []
+        if step.always {
+            let source = tasks(of: self.step(id))
+            for task in [source.main, source.finisher].compactMap({ $0 }) {
+                let argument =
+                    levels[id] == level
+                    ? "{{tasks.\(task).status}}" : "{{inputs.parameters.\(task)--status}}"
+                checks.append(
+                    .init(argument: argument, format: .text, equals: .string("Succeeded")))
+            }
+        }
+        if let given { checks.append(.init(argument: given, format: .json, equals: .bool(true))) }
+        return checks
     }
 
     /// For a group that gives an output, the tag that says, to a task of `level`, whether it

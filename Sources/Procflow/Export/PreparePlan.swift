@@ -32,9 +32,19 @@ struct PreparePlan {
 
     /// The values the pod reads, each once: `value-0`, `value-1`, … .
     private(set) var values: [ArgoValue] = []
-    /// For each value that may not have been given (a group's output, read by a condition):
-    /// the tag that says whether it was.
-    private(set) var given: [Int: String] = [:]
+    /// A test, on an input of the pod, that a value it reads may not be there: a status that
+    /// must be `Succeeded`, or a group's `given` that must be `true`.
+    struct Check {
+        /// The tag of the input: a status, or a `given`.
+        var argument: String
+        /// How to read it: as text, or as JSON.
+        var format: OutputFormat
+        /// What it must be for the value to be there.
+        var equals: JSONValue
+    }
+
+    /// For each value that may not be there, what says whether it is.
+    private(set) var checks: [Int: [Check]] = [:]
     /// The workflow it runs, without the steps that read the values (see ``workflow``).
     var pod: PodWorkflow
     /// The parameters it gives.
@@ -50,9 +60,9 @@ struct PreparePlan {
         self.pod = pod
     }
 
-    /// The id of the step that reads the value `value` is part of; `given`, if the value may
-    /// be missing, is the tag that says whether it is there.
-    mutating func read(_ value: ArgoValue, given: String? = nil) -> String {
+    /// The id of the step that reads the value `value` is part of; `checks`, if the value may
+    /// be missing, say whether it is there.
+    mutating func read(_ value: ArgoValue, checks: [Check] = []) -> String {
         let whole = ArgoValue(source: value.source, format: value.format, select: nil)
         let index =
             values.firstIndex { $0.source == whole.source && $0.format == whole.format }
@@ -60,13 +70,13 @@ struct PreparePlan {
                 values.append(whole)
                 return values.count - 1
             }()
-        if let given { self.given[index] = given }
+        if !checks.isEmpty { self.checks[index] = checks }
         return "value-\(index)"
     }
 
     /// `{"from": …, "select": …}` for `value`, from the step that reads it.
-    mutating func wire(_ value: ArgoValue, given: String? = nil) -> Manifest {
-        PodWorkflow.wire(from: read(value, given: given), select: value.select)
+    mutating func wire(_ value: ArgoValue, checks: [Check] = []) -> Manifest {
+        PodWorkflow.wire(from: read(value, checks: checks), select: value.select)
     }
 
     /// Adds a step that writes `value` as a command sees it, for the parameter `name`.
@@ -76,12 +86,14 @@ struct PreparePlan {
         outputs.append(Output(name: name, file: name, encoded: true, fallback: ""))
     }
 
-    /// The pod's inputs: each value it reads, and whether those that may be missing are
-    /// there, with the files they go to (`.plain` files are not encoded).
+    /// The pod's inputs: each value it reads, and what says whether those that may be missing
+    /// are there, with the files they go to (`.plain` files are not encoded).
     var inputs: [(name: String, file: String, argument: String)] {
         values.indices.flatMap { index in
             [("value-\(index)", "value-\(index)", values[index].argument)]
-                + (given[index].map { [("given-\(index)", "given-\(index).plain", $0)] } ?? [])
+                + (checks[index] ?? []).enumerated().map { number, check in
+                    ("check-\(index)-\(number)", "check-\(index)-\(number).plain", check.argument)
+                }
         }
     }
 
@@ -91,27 +103,31 @@ struct PreparePlan {
     }
 
     /// The whole workflow: the steps that read the values, then the rest. A value that may be
-    /// missing is read by a group whose output is the value only when it was given, so that
-    /// conditions read it as procflow reads a group that gave no output.
+    /// missing is read by a group whose output is the value only when its checks hold, so
+    /// that conditions read a missing one as procflow reads a missing output: as no value.
     var workflow: PodWorkflow {
         var whole = pod
         var reads: [Manifest] = []
         for (index, value) in values.enumerated() {
             let id = "value-\(index)"
-            guard given[index] != nil else {
+            guard let checks = checks[index] else {
                 reads.append(PodWorkflow.read(id, file: id, format: value.format))
                 continue
             }
+            var tests: [Manifest] = []
+            for (number, check) in checks.enumerated() {
+                let name = "check-\(index)-\(number)"
+                reads.append(PodWorkflow.read(name, file: name + ".plain", format: check.format))
+                tests.append(
+                    .members(["output": ["from": .string(name)], "equals": Manifest(check.equals)]))
+            }
             let read = PodWorkflow.read(id + "-read", file: id, format: value.format).adding(
-                "when",
-                .members(["output": ["from": .string("given-\(index)")], "equals": true]))
-            reads += [
-                PodWorkflow.read("given-\(index)", file: "given-\(index).plain", format: .json),
+                "when", tests.count == 1 ? tests[0] : ["all": .array(tests)])
+            reads.append(
                 .members([
                     "id": .string(id), "kind": "group", "outputFrom": .string(id + "-read"),
                     "procedures": [read],
-                ]),
-            ]
+                ]))
         }
         whole.procedures = reads + pod.procedures
         return whole

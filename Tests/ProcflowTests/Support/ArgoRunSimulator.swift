@@ -42,7 +42,8 @@ struct ArgoRunSimulator {
         phase: String, outputs: [String: String]
     ) {
         let template = try manifest.template(name)
-        guard case .array(let tasks)? = template.value(at: JSONPointer(tokens: ["dag", "tasks"])) else {
+        guard case .array(let tasks)? = template.value(at: JSONPointer(tokens: ["dag", "tasks"]))
+        else {
             throw PodSimulator.SimulationError("\(name) is not a DAG")
         }
         var phase: [String: String] = [:]
@@ -64,10 +65,12 @@ struct ArgoRunSimulator {
                 }
             }
             for (parameter, value) in inputs {
-                text = text.replacingOccurrences(of: "{{inputs.parameters.\(parameter)}}", with: value)
+                text = text.replacingOccurrences(
+                    of: "{{inputs.parameters.\(parameter)}}", with: value)
             }
             guard blanking else { return text }
-            return text.replacing(/\{\{tasks\.[-a-zA-Z0-9]+\.outputs\.parameters\.[-a-zA-Z0-9_]+\}\}/, with: "")
+            return text.replacing(
+                /\{\{tasks\.[-a-zA-Z0-9]+\.outputs\.parameters\.[-a-zA-Z0-9_]+\}\}/, with: "")
         }
         while phase.count < tasks.count {
             var progressed = false
@@ -79,18 +82,26 @@ struct ArgoRunSimulator {
                 guard names.allSatisfy({ phase[$0] != nil }) else { continue }
                 progressed = true
                 var logic = depends.map { PhaseLogic(text: $0, phases: phase) }
+                // A task that does not run gives its template's output defaults, as Argo has it.
+                let defaults = try outputDefaults(ExportedManifest.string(task, "template")!)
                 if logic?.evaluate() == false {
                     phase[taskName] = "Omitted"
+                    outputs[taskName] = defaults
                     continue
                 }
-                var condition = ExportedManifest.string(task, "when").map { WhenLogic(text: fill($0)) }
+                var condition = ExportedManifest.string(task, "when").map {
+                    WhenLogic(text: fill($0))
+                }
                 if condition?.evaluate() == false {
                     phase[taskName] = "Skipped"
+                    outputs[taskName] = defaults
                     record(task, phase: "Skipped")
                     continue
                 }
                 var arguments: [String: String] = [:]
-                if case .array(let list)? = task.value(at: JSONPointer(tokens: ["arguments", "parameters"])) {
+                if case .array(let list)? = task.value(
+                    at: JSONPointer(tokens: ["arguments", "parameters"]))
+                {
                     for item in list {
                         arguments[ExportedManifest.string(item, "name")!] = fill(
                             ExportedManifest.string(item, "value")!)
@@ -105,15 +116,37 @@ struct ArgoRunSimulator {
             if !progressed { throw PodSimulator.SimulationError("\(name): no task can run") }
         }
         var given: [String: String] = [:]
-        if case .array(let list)? = template.value(at: JSONPointer(tokens: ["outputs", "parameters"])) {
+        if case .array(let list)? = template.value(
+            at: JSONPointer(tokens: ["outputs", "parameters"]))
+        {
             for output in list {
                 let name = ExportedManifest.string(output, "name")!
                 let reference = ExportedManifest.string(output, "valueFrom", "parameter") ?? ""
                 let filled = fill(reference, blanking: false)
-                given[name] = filled.contains("{{") ? ExportedManifest.string(output, "valueFrom", "default") : filled
+                given[name] =
+                    filled.contains("{{")
+                    ? ExportedManifest.string(output, "valueFrom", "default") : filled
             }
         }
         return (phase[ArgoManifestBuilder.end] == "Succeeded" ? "Succeeded" : "Failed", given)
+    }
+
+    /// The defaults of a template's output parameters.
+    private func outputDefaults(_ name: String) throws -> [String: String] {
+        var defaults: [String: String] = [:]
+        let template = try manifest.template(name)
+        if case .array(let list)? = template.value(
+            at: JSONPointer(tokens: ["outputs", "parameters"]))
+        {
+            for output in list {
+                if let name = ExportedManifest.string(output, "name"),
+                    let value = ExportedManifest.string(output, "valueFrom", "default")
+                {
+                    defaults[name] = value
+                }
+            }
+        }
+        return defaults
     }
 
     private mutating func runTemplate(_ name: String, arguments: [String: String]) throws -> (
@@ -132,14 +165,18 @@ struct ArgoRunSimulator {
     private mutating func record(_ task: JSONValue, phase: String) {
         guard let name = ExportedManifest.string(task, "template"),
             let template = try? manifest.template(name),
-            let id = ExportedManifest.string(template, "metadata", "annotations", "procflow/step-id")
+            let id = ExportedManifest.string(
+                template, "metadata", "annotations", "procflow/step-id")
         else { return }
-        let role = ExportedManifest.string(template, "metadata", "annotations", "procflow/role") ?? "main"
+        let role =
+            ExportedManifest.string(template, "metadata", "annotations", "procflow/role") ?? "main"
         phases[id, default: [:]][role] = phase
     }
 
     static func taskNames(in depends: String) -> [String] {
-        depends.matches(of: /([a-zA-Z0-9][-a-zA-Z0-9]*?)\.[A-Z][a-zA-Z]+/).map { String($0.output.1) }
+        depends.matches(of: /([a-zA-Z0-9][-a-zA-Z0-9]*?)\.[A-Z][a-zA-Z]+/).map {
+            String($0.output.1)
+        }
     }
 }
 
@@ -149,7 +186,9 @@ private struct PhaseLogic {
     let phases: [String: String]
 
     init(text: String, phases: [String: String]) {
-        tokens = text.matches(of: /&&|\|\||!|\(|\)|[a-zA-Z0-9-]+\.[A-Za-z]+/).map { String($0.output) }
+        tokens = text.matches(of: /&&|\|\||!|\(|\)|[a-zA-Z0-9-]+\.[A-Za-z]+/).map {
+            String($0.output)
+        }
         self.phases = phases
     }
 
