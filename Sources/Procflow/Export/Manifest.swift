@@ -1,13 +1,19 @@
 /// A JSON document whose objects keep their members in the order given: what `procflow export`
 /// prints, as JSON (``json``) or YAML (``yaml``), and the procflow workflows it hands to pods.
 public indirect enum Manifest: Sendable, Equatable {
+    /// `null`.
     case null
+    /// A string.
     case string(String)
+    /// A whole number.
     case integer(Int)
     /// A number that may have a fraction, written as procflow's JSON writer writes numbers.
     case number(Double)
+    /// `true` or `false`.
     case bool(Bool)
+    /// An array.
     case array([Manifest])
+    /// An object, its members in order.
     case object([Member])
 
     /// One member of an object.
