@@ -46,19 +46,11 @@ struct ArgoExportTests {
     }
 }
 
-/// A workflow Argo cannot run as procflow would, and what the export says of it.
-struct UnexportableCase: CustomTestStringConvertible, Sendable {
-    let name: String
-    let json: String
-    let expected: [String]
-
-    var testDescription: String { name }
-}
-
 @Suite("Argo export: what Argo cannot express")
 struct ArgoExportLimitTests {
-    static let cases: [UnexportableCase] = [
-        UnexportableCase(
+    /// Workflows Argo cannot run as procflow would, and what the export says of each.
+    static let cases: [ErrorCase] = [
+        ErrorCase(
             name: "a dependency inside another step's group",
             json: workflow(
                 #"""
@@ -68,7 +60,7 @@ struct ArgoExportLimitTests {
             expected: [
                 #"test.json:2:63: error: /procedures/1/dependsOn/0: cannot export "after" to Argo: it depends on "inner", inside the group "g", and an Argo task can only depend on tasks of its own DAG or of DAGs around it: depend on "g" instead, or have it give that output with "outputFrom""#
             ]),
-        UnexportableCase(
+        ErrorCase(
             name: "a group's timeout",
             json: workflow(
                 #"{"id": "g", "kind": "group", "timeout": 5, "procedures": [{"id": "a", "kind": "shell", "run": "true"}]}"#
@@ -76,7 +68,7 @@ struct ArgoExportLimitTests {
             expected: [
                 #"test.json:1:17: error: /procedures/0/timeout: cannot export "g" to Argo: Argo's timeouts apply to pods and requests, not to a group's DAG: give the timeout to the steps inside"#
             ]),
-        UnexportableCase(
+        ErrorCase(
             name: "a linear backoff",
             json: workflow(
                 #"{"id": "a", "kind": "shell", "run": "true", "retry": {"attempts": 3, "backoff": "linear"}}"#
@@ -84,7 +76,7 @@ struct ArgoExportLimitTests {
             expected: [
                 #"test.json:1:17: error: /procedures/0/retry: cannot export "a" to Argo: Argo's backoff multiplies the wait by a factor, so it cannot grow linearly: use "constant" or "exponential""#
             ]),
-        UnexportableCase(
+        ErrorCase(
             name: "a tag in a URL",
             json: workflow(#"{"id": "a", "kind": "http", "url": "http://x/{{y}}"}"#),
             expected: [
@@ -93,7 +85,7 @@ struct ArgoExportLimitTests {
     ]
 
     @Test(arguments: cases)
-    func isReportedWithTheStepAndWhy(_ testCase: UnexportableCase) throws {
+    func isReportedWithTheStepAndWhy(_ testCase: ErrorCase) throws {
         do {
             let export = try exportManifest(json: testCase.json)
             #expect(testCase.expected.isEmpty, "exported anyway")

@@ -54,15 +54,7 @@ struct ArgoNames {
 
     /// The name `id` gets.
     static func name(for id: String) -> String {
-        var base = ""
-        for scalar in id.unicodeScalars {
-            switch scalar {
-            case "a"..."z", "0"..."9": base.unicodeScalars.append(scalar)
-            case "A"..."Z": base += String(scalar).lowercased()
-            default: if !base.isEmpty, !base.hasSuffix("-") { base += "-" }
-            }
-        }
-        while base.hasSuffix("-") { base.removeLast() }
+        var base = lowered(id)
         if base == id, base.count <= longestKept, !reservedWords.contains(base),
             base.first?.isLetter == true
         {
@@ -88,17 +80,23 @@ struct ArgoNames {
     /// A DNS-1123 prefix for the workflow's `generateName`, from its name: lower-case letters,
     /// digits and `-`, at most 57 characters with the final `-` Kubernetes adds five to.
     static func generateName(for workflowName: String) -> String {
+        var base = lowered(workflowName)
+        if base.first?.isLetter != true { base = "procflow" + (base.isEmpty ? "" : "-" + base) }
+        return lowered(String(base.prefix(56))) + "-"
+    }
+
+    /// `text` in lower-case letters, digits and single `-`s, none at either end: runs of other
+    /// characters become one `-`.
+    private static func lowered(_ text: String) -> String {
         var base = ""
-        for scalar in workflowName.unicodeScalars {
+        for scalar in text.unicodeScalars {
             switch scalar {
             case "a"..."z", "0"..."9": base.unicodeScalars.append(scalar)
             case "A"..."Z": base += String(scalar).lowercased()
             default: if !base.isEmpty, !base.hasSuffix("-") { base += "-" }
             }
         }
-        base = String(base.prefix(56))
         while base.hasSuffix("-") { base.removeLast() }
-        if base.first?.isLetter != true { base = "procflow" + (base.isEmpty ? "" : "-" + base) }
-        return String(base.prefix(56)) + "-"
+        return base
     }
 }

@@ -66,16 +66,7 @@ struct ArgoManifestCheck {
         guard case .array(let list) = document.value(at: pointer("spec", "templates")) else {
             return fail("no templates")
         }
-        for template in list {
-            guard case .string(let name) = template.value(at: pointer("name")) else {
-                fail("a template without a name")
-                continue
-            }
-            checkName(name, what: "template")
-            if templates.updateValue(template, forKey: name) != nil {
-                fail("two templates named \(name)")
-            }
-        }
+        templates = index(list, what: "template", in: "the manifest")
         guard case .string(let entrypoint) = document.value(at: pointer("spec", "entrypoint")),
             templates[entrypoint] != nil
         else { return fail("the entrypoint is not a template") }
@@ -96,18 +87,8 @@ struct ArgoManifestCheck {
 
     /// Checks one DAG; returns the templates its tasks use.
     private mutating func checkDAG(_ tasks: [JSONValue], template: String) -> Set<String> {
-        var byName: [String: JSONValue] = [:]
+        let byName = index(tasks, what: "task", in: template)
         var used: Set<String> = []
-        for task in tasks {
-            guard case .string(let name) = task.value(at: pointer("name")) else {
-                fail("\(template): a task without a name")
-                continue
-            }
-            checkName(name, what: "task")
-            if byName.updateValue(task, forKey: name) != nil {
-                fail("\(template): two tasks named \(name)")
-            }
-        }
         var dependencies: [String: [String]] = [:]
         for (name, task) in byName {
             var names: [String] = []
@@ -160,6 +141,24 @@ struct ArgoManifestCheck {
             }
         }
         return used
+    }
+
+    /// `items` by name, each name checked and unique.
+    private mutating func index(_ items: [JSONValue], what: String, in place: String) -> [String:
+        JSONValue]
+    {
+        var byName: [String: JSONValue] = [:]
+        for item in items {
+            guard case .string(let name) = item.value(at: pointer("name")) else {
+                fail("\(place): a \(what) without a name")
+                continue
+            }
+            checkName(name, what: what)
+            if byName.updateValue(item, forKey: name) != nil {
+                fail("\(place): two \(what)s named \(name)")
+            }
+        }
+        return byName
     }
 
     /// A task's arguments name exactly the template's input parameters.

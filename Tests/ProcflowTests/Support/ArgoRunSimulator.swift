@@ -81,7 +81,7 @@ struct ArgoRunSimulator {
                 let names = depends.map(Self.taskNames) ?? []
                 guard names.allSatisfy({ phase[$0] != nil }) else { continue }
                 progressed = true
-                var logic = depends.map { PhaseLogic(text: $0, phases: phase) }
+                var logic = depends.map { BooleanExpression.depends($0, phases: phase) }
                 // A task that does not run gives its template's output defaults, as Argo has it.
                 let defaults = try outputDefaults(ExportedManifest.string(task, "template")!)
                 if logic?.evaluate() == false {
@@ -90,7 +90,7 @@ struct ArgoRunSimulator {
                     continue
                 }
                 var condition = ExportedManifest.string(task, "when").map {
-                    WhenLogic(text: fill($0))
+                    BooleanExpression.when(fill($0))
                 }
                 if condition?.evaluate() == false {
                     phase[taskName] = "Skipped"
@@ -180,17 +180,11 @@ struct ArgoRunSimulator {
     }
 }
 
-/// `depends` as Argo evaluates it: `task.Phase`, `&&`, `||`, `!`, parentheses.
-private struct PhaseLogic {
+/// `&&`, `||`, `!` and parentheses over atoms that `atom` reads: the logic of `depends` and
+/// `when` as Argo evaluates them.
+private struct BooleanExpression {
     var tokens: [String]
-    let phases: [String: String]
-
-    init(text: String, phases: [String: String]) {
-        tokens = text.matches(of: /&&|\|\||!|\(|\)|[a-zA-Z0-9-]+\.[A-Za-z]+/).map {
-            String($0.output)
-        }
-        self.phases = phases
-    }
+    let atom: (inout [String]) -> Bool
 
     mutating func evaluate() -> Bool { or() }
 
@@ -213,60 +207,41 @@ private struct PhaseLogic {
     }
 
     private mutating func unary() -> Bool {
-        let token = tokens.removeFirst()
-        if token == "!" { return !unary() }
-        if token == "(" {
+        if tokens.first == "!" {
+            tokens.removeFirst()
+            return !unary()
+        }
+        if tokens.first == "(" {
+            tokens.removeFirst()
             let value = or()
             tokens.removeFirst()
             return value
         }
-        let parts = token.split(separator: ".")
-        let wanted = parts[1] == "Errored" ? "Error" : String(parts[1])
-        return phases[String(parts[0])] == wanted
+        return atom(&tokens)
     }
-}
 
-/// A `when` as Argo evaluates it, in the forms the exporter writes: `'a' == 'b'`, `x == true`,
-/// `false`, `&&`, `||`, `!`, parentheses.
-private struct WhenLogic {
-    var tokens: [String]
-
-    init(text: String) {
-        tokens = text.matches(of: /'[^']*'|&&|\|\||==|!|\(|\)|[A-Za-z0-9]+/).map {
+    /// A `depends` expression: `task.Phase` atoms, true when the task has that phase.
+    static func depends(_ text: String, phases: [String: String]) -> BooleanExpression {
+        let tokens = text.matches(of: /&&|\|\||!|\(|\)|[a-zA-Z0-9-]+\.[A-Za-z]+/).map {
             String($0.output)
         }
+        return BooleanExpression(tokens: tokens) { tokens in
+            let parts = tokens.removeFirst().split(separator: ".")
+            let wanted = parts[1] == "Errored" ? "Error" : String(parts[1])
+            return phases[String(parts[0])] == wanted
+        }
     }
 
-    mutating func evaluate() -> Bool { or() }
-
-    private mutating func or() -> Bool {
-        var value = and()
-        while tokens.first == "||" {
-            tokens.removeFirst()
-            value = and() || value
+    /// A `when`, tags filled in: `'a' == 'b'`, `x == true` and `false` atoms.
+    static func when(_ text: String) -> BooleanExpression {
+        let tokens = text.matches(of: /'[^']*'|&&|\|\||==|!|\(|\)|[A-Za-z0-9]+/).map {
+            String($0.output)
         }
-        return value
-    }
-
-    private mutating func and() -> Bool {
-        var value = comparison()
-        while tokens.first == "&&" {
+        return BooleanExpression(tokens: tokens) { tokens in
+            let left = tokens.removeFirst()
+            guard tokens.first == "==" else { return left == "true" }
             tokens.removeFirst()
-            value = comparison() && value
+            return left == tokens.removeFirst()
         }
-        return value
-    }
-
-    private mutating func comparison() -> Bool {
-        let left = tokens.removeFirst()
-        if left == "!" { return !comparison() }
-        if left == "(" {
-            let value = or()
-            tokens.removeFirst()
-            return value
-        }
-        guard tokens.first == "==" else { return left == "true" }
-        tokens.removeFirst()
-        return left == tokens.removeFirst()
     }
 }
