@@ -104,6 +104,20 @@ struct ArgoExportLimitTests {
         #expect(export.manifest.json.contains(#""image": "alpine""#))
     }
 
+    @Test func aToleratedGroupInsideAGroupIsWarnedAbout() throws {
+        let export = try exportManifest(
+            json: workflow(
+                #"""
+                {"id": "outer", "kind": "group", "procedures": [
+                  {"id": "inner", "kind": "group", "continueOnError": true, "procedures": [
+                    {"id": "a", "kind": "shell", "run": "false"}]}]}
+                """#))
+        #expect(
+            export.warnings == [
+                #""inner": a step that fails inside it without continueOnError also fails the group "outer" around it on Argo (procflow only fails the run): Argo has one outcome for a DAG"#
+            ])
+    }
+
     @Test func approximationsAreWarnings() throws {
         let export = try exportManifest(
             json: workflow(
@@ -190,10 +204,73 @@ struct ArgoExportCommandTests {
         #expect(result.stderr.hasPrefix(message + "\n"))
     }
 
+    @Test func procflowPodsUseTheProcflowImageOfThisVersionByDefault() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try workflow(#"{"id": "a", "kind": "file", "op": "read", "path": "x"}"#)
+            .write(
+                to: directory.appendingPathComponent("w.json"), atomically: true, encoding: .utf8)
+        let result = try runProcflow(["export", "w.json", "--to", "argo"], in: directory)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains(#""image": "procflow:\#(CommandLineTool.version)""#))
+    }
+
     @Test func helpDescribesTheCommand() throws {
         let result = try runProcflow(["help", "export"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("USAGE: procflow export <file> [--to <engine>]"))
         #expect(try runProcflow(["--help"]).stdout.contains("export"))
+    }
+}
+
+@Suite("Argo export: the manifest checks themselves")
+struct ArgoManifestCheckTests {
+    static func manifest(tasks: String, extra: String = "") -> String {
+        #"""
+        {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {},
+         "spec": {"entrypoint": "main", "templates": [
+           {"name": "main", "dag": {"tasks": [\#(tasks),
+             {"name": "procflow--end", "template": "noop", "depends": "a.Succeeded && b.Succeeded"}]}},
+           {"name": "noop", "suspend": {}},
+           {"name": "pod", "inputs": {"parameters": [{"name": "v"}]},
+            "container": {"image": "x", "command": ["sh", "-c", "echo \#(extra)"]}}]}}
+        """#
+    }
+
+    @Test func aSoundManifestPasses() {
+        let text = Self.manifest(
+            tasks: #"""
+                {"name": "a", "template": "noop"},
+                {"name": "b", "template": "pod", "depends": "a.Succeeded",
+                 "arguments": {"parameters": [{"name": "v", "value": "{{tasks.a.status}}"}]}}
+                """#)
+        #expect(ArgoManifestCheck.problems(in: text) == [])
+    }
+
+    @Test(arguments: [
+        (
+            #"{"name": "a", "template": "noop"}, {"name": "b", "template": "pod", "arguments": {"parameters": [{"name": "v", "value": "{{tasks.a.status}}"}]}}"#,
+            "", "main/b: reads task a, which it does not run after"
+        ),
+        (
+            #"{"name": "a", "template": "noop"}, {"name": "b", "template": "pod", "depends": "a.Succeeded", "arguments": {"parameters": [{"name": "v", "value": "x"}]}}"#,
+            "{{inputs.parameters.v}}", "pod: a tag in its command"
+        ),
+        (
+            #"{"name": "a", "template": "noop"}, {"name": "b", "template": "pod", "depends": "a.Succeeded", "arguments": {"parameters": [{"name": "v", "value": "{{x"}]}}"#,
+            "", #"main: a {{ that starts no tag in "{{x""#
+        ),
+        (
+            #"{"name": "a", "template": "nothing"}, {"name": "b", "template": "pod", "depends": "c.Succeeded", "arguments": {"parameters": []}}"#,
+            "", "main/b: depends on c, not a task of this DAG"
+        ),
+        (
+            #"{"name": "A_1", "template": "noop"}, {"name": "a", "template": "noop"}, {"name": "b", "template": "pod", "depends": "a.Succeeded", "arguments": {"parameters": [{"name": "v", "value": ""}]}}"#,
+            "", #"task name "A_1" is not valid in Argo"#
+        ),
+    ])
+    func problemsAreFound(tasks: String, command: String, problem: String) {
+        let found = ArgoManifestCheck.problems(in: Self.manifest(tasks: tasks, extra: command))
+        #expect(found.contains(problem), "\(found)")
     }
 }

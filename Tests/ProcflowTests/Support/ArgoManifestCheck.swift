@@ -38,11 +38,17 @@ struct ArgoManifestCheck {
         -> [String]
     {
         save(text)
-        var check = ArgoManifestCheck()
-        check.run(text)
-        for problem in check.problems {
+        let found = problems(in: text)
+        for problem in found {
             Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation)
         }
+        return found
+    }
+
+    /// What is wrong with `text`, a manifest in JSON.
+    static func problems(in text: String) -> [String] {
+        var check = ArgoManifestCheck()
+        check.run(text)
         return check.problems
     }
 
