@@ -52,14 +52,6 @@ struct ArgoValue {
         }
     }
 
-    /// The tasks the value is read from.
-    var tasks: [String] {
-        switch source {
-        case .parameter(let task, _), .result(let task): return [task]
-        case .input: return []
-        }
-    }
-
     /// An expression giving an HTTP task's body, base64-encoded; empty if there is none.
     private static func encodedResult(_ task: String) -> String {
         "sprig.b64enc(tasks['\(task)'].outputs.result ?? '')"

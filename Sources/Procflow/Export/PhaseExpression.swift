@@ -26,7 +26,6 @@ indirect enum PhaseExpression: Equatable {
     case phase(String, Phase)
     case all([PhaseExpression])
     case any([PhaseExpression])
-    case not(PhaseExpression)
 
     /// The task has finished, whatever its phase.
     static func finished(_ task: String) -> PhaseExpression {
@@ -36,22 +35,6 @@ indirect enum PhaseExpression: Equatable {
     /// `parts` joined by "and", or the one part, or `nil` for none.
     static func conjunction(_ parts: [PhaseExpression]) -> PhaseExpression? {
         parts.count > 1 ? .all(parts) : parts.first
-    }
-
-    /// The tasks it reads, each once, in order.
-    var tasks: [String] {
-        var seen: Set<String> = []
-        var tasks: [String] = []
-        visit { if seen.insert($0).inserted { tasks.append($0) } }
-        return tasks
-    }
-
-    private func visit(_ body: (String) -> Void) {
-        switch self {
-        case .phase(let task, _): body(task)
-        case .all(let parts), .any(let parts): for part in parts { part.visit(body) }
-        case .not(let inner): inner.visit(body)
-        }
     }
 
     /// The expression as `depends` reads it.
@@ -74,8 +57,6 @@ indirect enum PhaseExpression: Equatable {
             return parts.map { $0.rendered(inside: "&&", atom) }.joined(separator: " && ")
         case .any(let parts):
             return parts.map { $0.rendered(inside: "||", atom) }.joined(separator: " || ")
-        case .not(let inner):
-            return "!(" + inner.render(atom) + ")"
         }
     }
 
