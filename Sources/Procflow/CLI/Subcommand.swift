@@ -5,6 +5,7 @@ enum Subcommand: String, CaseIterable {
     case list
     case validate
     case graph
+    case export
     case serve
 
     /// The command's type.
@@ -14,6 +15,7 @@ enum Subcommand: String, CaseIterable {
         case .list: return ListCommand.self
         case .validate: return ValidateCommand.self
         case .graph: return GraphCommand.self
+        case .export: return ExportCommand.self
         case .serve: return ServeCommand.self
         }
     }

@@ -1,8 +1,11 @@
 /// The files one workflow was loaded from — the workflow file and the files it includes —
 /// laid end to end in one space of byte offsets, so that an offset alone says which file a
 /// step, a reference or a value came from, and where in it.
-final class SourceMap {
-    private struct File {
+final class SourceMap: @unchecked Sendable {
+    // @unchecked Sendable: files are added only by the load that makes the map, before the
+    // workflow it belongs to is handed out; afterwards it is only read.
+
+    private struct File: Sendable {
         let name: String
         let base: Int
         let text: SourceText

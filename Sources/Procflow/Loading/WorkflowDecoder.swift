@@ -20,11 +20,11 @@ struct WorkflowDecoder {
         "continueOnError", "always", "forEach",
     ]
     static let kindFields: [String: [String]] = [
-        "shell": ["run", "argv", "cwd", "env", "inputs", "output"],
+        "shell": ["run", "argv", "cwd", "env", "inputs", "output", "image"],
         "http": ["url", "method", "headers", "body", "expect", "output"],
         "file": [
             "op", "path", "source", "content", "template", "text", "pointer", "find", "replace",
-            "paths", "output",
+            "paths", "output", "image",
         ],
         "group": ["procedures", "inputTo", "outputFrom", "maxConcurrency"],
         "branch": ["on", "cases", "otherwise"],
@@ -219,6 +219,9 @@ struct WorkflowDecoder {
         let timeout = object.number("timeout", in: 0.001...Double.greatestFiniteMagnitude)
         let continueOnError = object.bool("continueOnError") ?? false
         let always = object.bool("always") ?? false
+        // Only shell and file steps run in a container of their own when exported.
+        let image =
+            kindName == .shell || kindName == .file ? decodeImage(&object) : nil
 
         var kind: Step.Kind?
         switch kindName {
@@ -242,7 +245,7 @@ struct WorkflowDecoder {
         return Step(
             id: id, description: description, kind: kind, dependsOn: dependsOn, input: input,
             when: when, mutex: mutex, retry: retry, timeout: timeout,
-            continueOnError: continueOnError, always: always, forEach: forEach,
+            continueOnError: continueOnError, always: always, forEach: forEach, image: image,
             pointer: pointer, offset: object.offset)
     }
 
@@ -313,6 +316,23 @@ struct WorkflowDecoder {
                 && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
                     || "_-.".unicodeScalars.contains($0))
         }
+    }
+
+    /// A container image reference: not empty, without whitespace; variables filled in.
+    private func decodeImage(_ object: inout ObjectReader) -> String? {
+        guard let image = object.string("image", nonEmpty: true, substitute: true) else {
+            return nil
+        }
+        guard
+            !image.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 })
+        else {
+            let (node, pointer) = object.node("image")!
+            report.error(
+                "\"\(image)\" is not an image reference: write one such as \"alpine:3.20\", without spaces",
+                at: node.offset, pointer)
+            return nil
+        }
+        return image
     }
 
     private func decodeReferences(_ object: inout ObjectReader, _ key: String) -> [Reference] {
@@ -507,7 +527,7 @@ struct WorkflowDecoder {
         }
         // Fields of other operations are reported as not applying to this one.
         for field in Self.kindFields["file"]!
-        where field != "op" && !fields.contains(field) && object.has(field) {
+        where field != "op" && field != "image" && !fields.contains(field) && object.has(field) {
             let (fieldNode, fieldPointer) = object.node(field)!
             report.error(
                 "field \"\(field)\" does not apply to the file operation \"\(op)\"",

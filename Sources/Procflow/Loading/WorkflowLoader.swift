@@ -95,7 +95,9 @@ public enum WorkflowLoader {
             }
             throw WorkflowErrors(diagnostics: ordered.map(\.element))
         }
-        return workflow
+        var loaded = workflow
+        loaded.sources = sources
+        return loaded
     }
 
     /// The file name without directories and extension.

@@ -26,6 +26,9 @@ public struct Step: Sendable {
     public var always: Bool
     /// Runs the step once per item of a list, instead of once.
     public var forEach: ForEach? = nil
+    /// The container image `procflow export` runs a shell or file step in; `procflow run`
+    /// ignores it.
+    public var image: String? = nil
     /// Where the step is in the file: its JSON Pointer, and the byte offset of its object
     /// (turned into a line and column only for a diagnostic).
     public var pointer: JSONPointer

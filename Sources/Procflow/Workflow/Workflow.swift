@@ -20,6 +20,8 @@ public struct Workflow: Sendable {
     public var maxConcurrency: Int?
     /// The top-level steps, in file order.
     public var steps: [Step]
+    /// The files the workflow was loaded from, to say where a step's offset is.
+    var sources: SourceMap? = nil
 }
 
 extension Workflow {
