@@ -91,6 +91,23 @@ struct ObserverTests {
         #expect(events.all == ["did finish"])
     }
 
+    @Test func waitUntilFinishedWaitsForDidFinishObserversEvenOnceIsFinishedIsTrue() {
+        let gate = DispatchSemaphore(value: 0)
+        let procedure = TestProcedure()
+        procedure.addDidFinishBlockObserver { _, _ in gate.wait() }
+        ProcedureQueue().addOperation(procedure)
+        #expect(eventually { procedure.isFinished })
+        let returned = Locked(false)
+        Thread {
+            procedure.waitUntilFinished()
+            returned.withLock { $0 = true }
+        }.start()
+        usleep(200_000)
+        #expect(!returned.withLock { $0 }, "it returned while an observer was still running")
+        gate.signal()
+        #expect(eventually { returned.withLock { $0 } })
+    }
+
     @Test func didFinishObserversRunBeforeDependentsStart() {
         let events = Recorder<String>()
         let first = TestProcedure(name: "first", events: events)

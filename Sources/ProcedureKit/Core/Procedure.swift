@@ -42,6 +42,10 @@ open class Procedure: Operation, @unchecked Sendable {
         var dependencies: [Operation] = []
         /// Whoever waits for this procedure to finish; emptied when it does.
         var waiters: [any DependencyWaiter] = []
+        /// Finished, with its did-finish observers run and its dependents told.
+        var isSettled = false
+        /// Threads in ``waitUntilFinished()``, woken once it has settled.
+        var settleWaiters: [DispatchSemaphore] = []
         var queue: ProcedureQueue?
         var holdsQueueSlot = false
         var exclusivityCategories: [String] = []
@@ -543,6 +547,24 @@ open class Procedure: Operation, @unchecked Sendable {
         if finished.isExclusive { ExclusivityManager.shared.release(self) }
         for waiter in finished.waiters { waiter.dependencyDidFinish() }
         finished.queue?.operationDidFinish(self, releasingSlot: finished.releasesSlot)
+        let sleepers = protected.withLock { protected in
+            protected.isSettled = true
+            defer { protected.settleWaiters = [] }
+            return protected.settleWaiters
+        }
+        for sleeper in sleepers { sleeper.signal() }
+    }
+
+    /// Waits until the procedure has finished and its did-finish observers have run —
+    /// unlike `isFinished`, which turns true before they run.
+    open override func waitUntilFinished() {
+        let sleeper = protected.withLock { protected -> DispatchSemaphore? in
+            guard !protected.isSettled else { return nil }
+            let sleeper = DispatchSemaphore(value: 0)
+            protected.settleWaiters.append(sleeper)
+            return sleeper
+        }
+        sleeper?.wait()
     }
 
     // MARK: - Scheduling (driven by ProcedureQueue)
