@@ -182,15 +182,10 @@ final class WorkflowBuilder: @unchecked Sendable {
             return group
         }
         var added: [(id: String, path: [String])] = []
-        let nested = Workflow(
-            path: workflow.path, name: workflow.name, description: nil, variables: [],
-            environment: [], maxConcurrency: nil, steps: [instance])
         steps.withLock { steps in
-            nested.forEachStep { inner in
-                let placed = NestedStep(
-                    step: inner.step, path: path + inner.path, cases: inner.cases)
-                steps[inner.step.id] = placed
-                added.append((inner.step.id, placed.path))
+            Workflow.walk([instance], path: path, cases: []) { inner in
+                steps[inner.step.id] = inner
+                added.append((inner.step.id, inner.path))
             }
         }
         events.added(added)

@@ -5,8 +5,10 @@ extension Workflow {
         try Self.walk(steps, path: [], cases: [], visit)
     }
 
-    /// Recursion is bounded by the JSON parser's nesting limit.
-    private static func walk(
+    /// Calls `visit` for `list` and everything in it, as ``forEachStep(_:)`` does for the
+    /// workflow's steps, each placed under `path` and `cases`. Recursion is bounded by the JSON
+    /// parser's nesting limit.
+    static func walk(
         _ list: [Step], path: [String], cases: [NestedStep.BranchCase],
         _ visit: (NestedStep) throws -> Void
     ) rethrows {
