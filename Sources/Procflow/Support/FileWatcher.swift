@@ -1,0 +1,151 @@
+import CProcflow
+import Foundation
+import ProcedureKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Watches directories, and the directories in them, with inotify (no polling), and reports
+/// the paths of the files that were written, created, moved or removed there — once things
+/// have been quiet for a moment, so that an editor's save or a `git checkout` is one report.
+///
+/// One thread waits on the inotify descriptor and on a pipe that ``stop()`` writes to.
+final class FileWatcher: @unchecked Sendable {
+    // @unchecked Sendable: `directories` is touched only by the watching thread once it has
+    // started (and by init before); the descriptors are constants; `stopped` is a `Locked`.
+
+    /// Why watching could not start.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Directory names not descended into: version control and build output.
+    static let skipped: Set<String> = [".git", ".build", ".procflow", "node_modules"]
+
+    private static let events = UInt32(
+        IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
+
+    private let inotify: Int32
+    private let wake: (read: Int32, write: Int32)
+    /// The directory each watch descriptor stands for.
+    private var directories: [Int32: String] = [:]
+    private let stopped = Locked(false)
+
+    /// Watches `roots` and every directory below them (but ``skipped`` ones).
+    ///
+    /// - Throws: a ``Failure`` when inotify is not available or a root cannot be watched.
+    init(roots: [String]) throws(Failure) {
+        inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard inotify >= 0 else {
+            throw Failure(description: "cannot watch files: \(String(cString: strerror(errno)))")
+        }
+        var pipe: [Int32] = [0, 0]
+        guard procflow_pipe_cloexec(&pipe) == 0 else {
+            close(inotify)
+            throw Failure(description: "cannot watch files: \(String(cString: strerror(errno)))")
+        }
+        wake = (pipe[0], pipe[1])
+        for root in roots {
+            guard addTree(root) else {
+                let reason = String(cString: strerror(errno))
+                close(inotify)
+                close(wake.read)
+                close(wake.write)
+                throw Failure(description: "cannot watch \(root): \(reason)")
+            }
+        }
+    }
+
+    deinit {
+        close(inotify)
+        close(wake.read)
+        close(wake.write)
+    }
+
+    /// Watches `directory` and the directories below it; false if `directory` itself cannot be
+    /// watched.
+    @discardableResult
+    private func addTree(_ directory: String) -> Bool {
+        let descriptor = inotify_add_watch(inotify, directory, Self.events)
+        guard descriptor >= 0 else { return false }
+        directories[descriptor] = directory
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for entry in entries where !Self.skipped.contains(entry) {
+            let path = directory + "/" + entry
+            var info = stat()
+            if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { addTree(path) }
+        }
+        return true
+    }
+
+    /// Reports changes to `onChange`, on a thread of its own, each batch after `quiet` seconds
+    /// without a change, until ``stop()``.
+    func start(quiet: TimeInterval, onChange: @escaping @Sendable ([String]) -> Void) {
+        Thread { [self] in watch(quiet: quiet, onChange: onChange) }.start()
+    }
+
+    /// Ends the watch; no report comes after it returns (but one being made may finish).
+    func stop() {
+        stopped.withLock { $0 = true }
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+    }
+
+    private func watch(quiet: TimeInterval, onChange: @Sendable ([String]) -> Void) {
+        var pending: [String] = []
+        var seen: Set<String> = []
+        var descriptors = [
+            pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+        ]
+        while !stopped.withLock({ $0 }) {
+            let timeout: Int32 = pending.isEmpty ? -1 : Int32(quiet * 1000)
+            let ready = poll(&descriptors, 2, timeout)
+            if ready < 0, errno == EINTR { continue }
+            if stopped.withLock({ $0 }) { return }
+            if ready == 0 {
+                onChange(pending)
+                pending = []
+                seen = []
+                continue
+            }
+            for path in readChanges() where seen.insert(path).inserted { pending.append(path) }
+        }
+    }
+
+    /// The paths the events waiting on the inotify descriptor name; new directories are
+    /// watched too.
+    private func readChanges() -> [String] {
+        var paths: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+            guard count > 0 else { return paths }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let (event, name) = buffer.withUnsafeBytes { bytes in
+                    let event = bytes.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    let start = offset + MemoryLayout<inotify_event>.size
+                    let raw = bytes[start..<start + Int(event.len)]
+                    let name = String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                    return (event, name)
+                }
+                offset += MemoryLayout<inotify_event>.size + Int(event.len)
+                guard let directory = directories[event.wd] else { continue }
+                let path = name.isEmpty ? directory : directory + "/" + name
+                if event.mask & UInt32(IN_ISDIR) != 0 {
+                    if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0,
+                        !Self.skipped.contains(name)
+                    {
+                        addTree(path)
+                    }
+                    continue
+                }
+                paths.append(path)
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import ProcedureKit
+import Testing
+
+@testable import Procflow
+
+@Suite("File watcher")
+struct FileWatcherTests {
+
+    @Test func changesAreReportedOnceQuietAndNewDirectoriesAreWatched() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent(".git"), withIntermediateDirectories: true)
+        let watcher = try FileWatcher(roots: [directory.path])
+        let reports = Locked([[String]]())
+        watcher.start(quiet: 0.2) { paths in reports.withLock { $0.append(paths) } }
+        defer { watcher.stop() }
+        usleep(100_000)
+        let file = directory.appendingPathComponent("a.txt")
+        for round in 0..<3 { try Data("\(round)".utf8).write(to: file) }
+        #expect(eventually(timeout: 10) { reports.withLock { $0.count } == 1 })
+        #expect(reports.withLock { $0.first } == [file.path])
+
+        let nested = directory.appendingPathComponent("src/deep")
+        try FileManager.default.createDirectory(at: nested, withIntermediateDirectories: true)
+        usleep(300_000)  // the new directories are watched as they appear
+        try Data("x".utf8).write(to: nested.appendingPathComponent("b.c"))
+        try Data("x".utf8).write(to: directory.appendingPathComponent(".git/HEAD"))
+        #expect(
+            eventually(timeout: 10) {
+                reports.withLock { $0.joined().contains(nested.path + "/b.c") }
+            })
+        #expect(!reports.withLock { $0.joined().contains { $0.contains("/.git/") } })
+    }
+
+    @Test func aMissingRootIsAClearError() {
+        #expect(throws: FileWatcher.Failure.self) {
+            try FileWatcher(roots: ["/nonexistent/procflow-watch"])
+        }
+    }
+}
