@@ -5,9 +5,12 @@ import ProcedureKit
 struct StepObserver: ProcedureObserver {
     let id: String
     let events: StepEvents
+    /// Whether the procedure's start is the step's: not for an incremental step, which
+    /// reports its start itself if it runs.
+    var announcesStart = true
 
     func will(execute procedure: Procedure) {
-        events.started(id)
+        if announcesStart { events.started(id) }
     }
 
     func did(finish procedure: Procedure, with error: (any Error)?) {

@@ -25,6 +25,15 @@ final class WorkflowBuilder: @unchecked Sendable {
         var processGroups: ProcessGroups
         /// With `--fail-fast`: set when the run stops.
         var failFast: FailFastStop? = nil
+        /// For incremental runs: the cache, and the steps it knows.
+        var incremental: Incremental? = nil
+    }
+
+    /// What the builder needs for incremental steps.
+    struct Incremental: Sendable {
+        let context: IncrementalStepProcedure.Context
+        /// The incremental steps, by id.
+        let steps: [String: IncrementalStep]
     }
 
     private let workflow: Workflow
@@ -34,6 +43,8 @@ final class WorkflowBuilder: @unchecked Sendable {
     private let steps: [String: NestedStep]
     /// The procedure standing for each step built so far.
     private let nodes = Locked([String: any OutputProcedure<JSONValue>]())
+    /// Incremental steps found up to date before the run, by id.
+    private let settled = Locked([String: IncrementalStepProcedure.Settled]())
     /// The environment values wired into each shell step, shared by its retry's attempts.
     private let environmentInputs = Locked([String: ShellProcedure.EnvironmentInputs]())
 
@@ -44,6 +55,12 @@ final class WorkflowBuilder: @unchecked Sendable {
         var steps: [String: NestedStep] = [:]
         workflow.forEachStep { steps[$0.step.id] = $0 }
         self.steps = steps
+    }
+
+    /// Makes the steps found up to date before the run give their outcome without asking the
+    /// cache again; call before ``buildRoot()``.
+    func settle(_ steps: [String: IncrementalStepProcedure.Settled]) {
+        settled.withLock { $0 = steps }
     }
 
     /// The root group, holding every top-level step.
@@ -111,17 +128,37 @@ final class WorkflowBuilder: @unchecked Sendable {
         case .shell(let shell):
             let inputs = ShellProcedure.EnvironmentInputs()
             environmentInputs.withLock { $0[step.id] = inputs }
-            node = attempts(of: step) { [self] in makeShell(step, shell, inputs: inputs) }
+            node = incremental(
+                step, attempts(of: step) { [self] in makeShell(step, shell, inputs: inputs) },
+                environmentInputs: inputs)
         case .http(let http):
-            node = attempts(of: step) { [self] in makeHTTP(http, timeout: step.timeout) }
+            node = incremental(
+                step, attempts(of: step) { [self] in makeHTTP(http, timeout: step.timeout) })
         case .file(let operation):
-            node = attempts(of: step) { [self] in makeFile(operation) }
+            node = incremental(step, attempts(of: step) { [self] in makeFile(operation) })
         }
         node.name = step.id
-        node.addObserver(StepObserver(id: step.id, events: events))
+        node.addObserver(
+            StepObserver(
+                id: step.id, events: events,
+                announcesStart: !(node is IncrementalStepProcedure)))
         nodes.withLock { $0[step.id] = node }
         built.append(step)
         return node
+    }
+
+    /// `work`, the procedure of `step`, wrapped to run only when the cache says it must, if the
+    /// step is incremental and the run uses the cache.
+    private func incremental(
+        _ step: Step, _ work: any OutputProcedure<JSONValue>,
+        environmentInputs: ShellProcedure.EnvironmentInputs? = nil
+    ) -> any OutputProcedure<JSONValue> {
+        guard let incremental = settings.incremental, let spec = incremental.steps[step.id] else {
+            return work
+        }
+        return IncrementalStepProcedure(
+            spec, work: work, environmentInputs: environmentInputs,
+            context: incremental.context, settled: settled.withLock { $0[step.id] })
     }
 
     /// The step's procedure: one attempt, or a retry making attempts with `make`. Each attempt

@@ -8,6 +8,11 @@ struct CommandDescription {
     struct Argument {
         let name: String
         let help: String
+        /// Whether it may be left out; only the last arguments may be.
+        var isOptional = false
+
+        /// `<name>`, or `[<name>]` if it may be left out.
+        var usage: String { isOptional ? "[<\(name)>]" : "<\(name)>" }
     }
 
     let name: String
@@ -19,7 +24,7 @@ struct CommandDescription {
     /// `procflow name <argument> [--option <value>] …`.
     var usage: String {
         var parts = ["procflow", name]
-        parts += arguments.map { "<\($0.name)>" }
+        parts += arguments.map(\.usage)
         for option in options {
             parts.append(option.isRepeatable ? "[\(option.usage) ...]" : "[\(option.usage)]")
         }
@@ -34,7 +39,7 @@ struct CommandDescription {
         if !arguments.isEmpty {
             text += "\nARGUMENTS:\n"
             for argument in arguments {
-                text += Self.helpLine("<\(argument.name)>", argument.help)
+                text += Self.helpLine(argument.usage, argument.help)
             }
         }
         text += "\nOPTIONS:\n"
@@ -78,7 +83,7 @@ struct CommandDescription {
             }
         }
         if parsed.wantsHelp { return parsed }
-        if parsed.positionals.count < self.arguments.count {
+        if parsed.positionals.count < self.arguments.filter({ !$0.isOptional }).count {
             throw ArgumentError(
                 message:
                     "Missing expected argument '<\(self.arguments[parsed.positionals.count].name)>'"

@@ -12,6 +12,10 @@ struct RunCommand: ParsableCommand {
         case output
         case gracePeriod = "grace-period"
         case captureLimit = "capture-limit"
+        case force
+        case noCache = "no-cache"
+        case explain
+        case stateDir = "state-dir"
 
         var spec: OptionSpec {
             switch self {
@@ -26,7 +30,22 @@ struct RunCommand: ParsableCommand {
                     rawValue,
                     help: "After the first failure, cancel every other step but always ones.")
             case .dryRun:
-                return .flag(rawValue, help: "Print the plan in order and run nothing.")
+                return .flag(
+                    rawValue,
+                    help:
+                        "Print the plan in order, with which steps would run and which are up to date, and run nothing."
+                )
+            case .force:
+                return .flag(
+                    rawValue, help: "Run every step, up to date or not, and remember the runs.")
+            case .noCache:
+                return .flag(
+                    rawValue,
+                    help: "Run every step and neither read nor write the state directory.")
+            case .explain:
+                return .flag(rawValue, help: "Say why each step runs.")
+            case .stateDir:
+                return StateDirectoryOption.spec
             case .variable:
                 return WorkflowArguments.variableOption
             case .only:
@@ -89,6 +108,10 @@ struct RunCommand: ParsableCommand {
     let gracePeriod: TimeInterval?
     /// In bytes.
     let captureLimit: Int?
+    let force: Bool
+    let noCache: Bool
+    let explain: Bool
+    let stateDirectory: String?
 
     init(_ arguments: ParsedArguments<Option>) throws(ArgumentError) {
         workflow = try WorkflowArguments(
@@ -127,12 +150,23 @@ struct RunCommand: ParsableCommand {
         failFast = arguments.isSet(.failFast)
         dryRun = arguments.isSet(.dryRun)
         only = arguments.value(.only)
+        force = arguments.isSet(.force)
+        noCache = arguments.isSet(.noCache)
+        explain = arguments.isSet(.explain)
+        stateDirectory = arguments.value(.stateDir)
+        if noCache, force || stateDirectory != nil {
+            throw ArgumentError(
+                message:
+                    "--no-cache cannot be used with \(force ? "--force" : "--state-dir"): --no-cache neither reads nor writes the state"
+            )
+        }
     }
 
     func run(console: Console) -> Int32 {
         guard var workflow = workflow.load(console: console) else {
             return CommandLineTool.ExitStatus.usage
         }
+        let cache = openCache(for: workflow, console: console)
         if let only {
             guard let restricted = workflow.restricted(to: only) else {
                 let ids = workflow.allSteps.map(\.id)
@@ -143,15 +177,19 @@ struct RunCommand: ParsableCommand {
             workflow = restricted
         }
         if dryRun {
-            console.write(Plan(workflow).text)
+            console.write(Plan(workflow, cache: force ? nil : cache).text)
             return CommandLineTool.ExitStatus.success
         }
+        var options = runnerOptions(for: workflow, console: console)
+        options.cache = cache
         let runner = WorkflowRunner(
-            workflow: workflow, options: runnerOptions(for: workflow, console: console),
-            reporters: [reporter(console: console)])
+            workflow: workflow, options: options, reporters: [reporter(console: console)])
         let signals = SignalForwarding(runner: runner)
         let summary = runner.run()
         signals.stop()
+        if let warning = cache?.save() {
+            console.writeError("warning: \(warning.escapingControlCharacters)\n")
+        }
         switch summary.result {
         case .succeeded: return CommandLineTool.ExitStatus.success
         case .failed: return CommandLineTool.ExitStatus.failure
@@ -166,7 +204,29 @@ struct RunCommand: ParsableCommand {
         if let gracePeriod { options.gracePeriod = gracePeriod }
         if let captureLimit { options.captureLimit = captureLimit }
         options.failFast = failFast
+        options.force = force
+        options.explain = explain
         return options
+    }
+
+    /// The state of the workflow's incremental steps, unless `--no-cache` or no step is
+    /// incremental; prints the warnings reading it gave.
+    private func openCache(for workflow: Workflow, console: Console) -> StepCache? {
+        var ids: Set<String> = []
+        var incremental = false
+        workflow.forEachStep { nested in
+            ids.insert(nested.step.id)
+            if nested.step.caching.isIncremental { incremental = true }
+        }
+        guard !noCache, incremental else { return nil }
+        let directory =
+            stateDirectory.map { StateDirectory(path: resolve($0, in: ".")) }
+            ?? .beside(workflow: workflow.path)
+        let cache = StepCache(directory: directory, workflowFile: workflow.path, stepIDs: ids)
+        for warning in cache.warnings {
+            console.writeError("warning: \(warning.escapingControlCharacters)\n")
+        }
+        return cache
     }
 
     private func reporter(console: Console) -> any Reporter {

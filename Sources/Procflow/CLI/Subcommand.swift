@@ -5,6 +5,7 @@ enum Subcommand: String, CaseIterable {
     case validate
     case graph
     case serve
+    case cache
 
     /// The command's type.
     var command: any ParsableCommand.Type {
@@ -13,6 +14,7 @@ enum Subcommand: String, CaseIterable {
         case .validate: return ValidateCommand.self
         case .graph: return GraphCommand.self
         case .serve: return ServeCommand.self
+        case .cache: return CacheCommand.self
         }
     }
 }

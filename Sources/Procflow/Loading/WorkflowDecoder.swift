@@ -13,16 +13,21 @@ struct WorkflowDecoder {
         "continueOnError", "always",
     ]
     static let kindFields: [String: [String]] = [
-        "shell": ["run", "argv", "cwd", "env", "inputs", "output"],
-        "http": ["url", "method", "headers", "body", "expect", "output"],
+        "shell": [
+            "run", "argv", "cwd", "env", "inputs", "output", "sources", "generates", "depfile",
+            "cache",
+        ],
+        "http": ["url", "method", "headers", "body", "expect", "output", "cache"],
         "file": [
             "op", "path", "source", "content", "template", "text", "pointer", "find", "replace",
-            "paths", "output",
+            "paths", "output", "sources", "generates", "cache",
         ],
         "group": ["procedures", "inputTo", "outputFrom", "maxConcurrency"],
         "branch": ["on", "cases", "otherwise"],
     ]
     static let kindOrder = ["shell", "http", "file", "group", "branch"]
+    /// The fields of incremental runs, which belong to a kind rather than to an operation.
+    static let cachingFields: Set<String> = ["sources", "generates", "depfile", "cache"]
     /// The fields a procedure of each kind may have; under "", those of any kind.
     static let allowedFields: [String: [String]] = {
         var allowed = [
@@ -139,6 +144,8 @@ struct WorkflowDecoder {
         let timeout = object.number("timeout", in: 0.001...Double.greatestFiniteMagnitude)
         let continueOnError = object.bool("continueOnError") ?? false
         let always = object.bool("always") ?? false
+        let caching = decodeCaching(
+            &object, fields: Self.kindFields[kindName?.rawValue ?? ""] ?? [])
 
         var kind: Step.Kind?
         switch kindName {
@@ -162,8 +169,55 @@ struct WorkflowDecoder {
         return Step(
             id: id, description: description, kind: kind, dependsOn: dependsOn, input: input,
             when: when, mutex: mutex, retry: retry, timeout: timeout,
-            continueOnError: continueOnError, always: always,
+            continueOnError: continueOnError, always: always, caching: caching,
             pointer: pointer, offset: object.offset)
+    }
+
+    /// The fields of incremental runs among `fields` (those the step's kind has); the others
+    /// are left unread, to be reported as not applying.
+    private func decodeCaching(_ object: inout ObjectReader, fields: [String]) -> Caching {
+        var caching = Caching()
+        if fields.contains("sources") { caching.sources = decodePatterns(&object, "sources") }
+        if fields.contains("generates") {
+            caching.generates = decodePatterns(&object, "generates")
+        }
+        if fields.contains("depfile") {
+            caching.depfile = object.string("depfile", nonEmpty: true, substitute: true)
+        }
+        if fields.contains("cache") { caching.cache = object.bool("cache") }
+        return caching
+    }
+
+    /// An array of path patterns, variables filled in, each checked.
+    private func decodePatterns(_ object: inout ObjectReader, _ key: String) -> [GlobPattern] {
+        guard let (node, pointer) = object.node(key) else { return [] }
+        guard case .array(let items) = node.value else {
+            report.error(
+                "expected an array of path patterns, found \(node.typeDescription)",
+                at: node.offset, pointer)
+            return []
+        }
+        var patterns: [GlobPattern] = []
+        for (position, item) in items.enumerated() {
+            let itemPointer = pointer.appending(position)
+            guard case .string(let text) = item.value else {
+                report.error(
+                    "expected a path pattern string, found \(item.typeDescription)",
+                    at: item.offset, itemPointer)
+                continue
+            }
+            guard let filled = report.substitute(text, at: item.offset, itemPointer) else {
+                continue
+            }
+            do {
+                patterns.append(try GlobPattern(filled))
+            } catch {
+                report.error(
+                    "\"\(filled)\" is not a usable path pattern: \(error.message)",
+                    at: item.offset, itemPointer)
+            }
+        }
+        return patterns
     }
 
     private enum KindName: String, CaseIterable {
@@ -416,12 +470,16 @@ struct WorkflowDecoder {
             report.error(
                 "unknown file operation \(found): expected one of \(names.map { "\"\($0)\"" }.joined(separator: ", "))\(hint)",
                 at: node.offset, pointer)
-            for field in Self.kindFields["file"]! { _ = object.node(field) }
+            for field in Self.kindFields["file"]! where !Self.cachingFields.contains(field) {
+                _ = object.node(field)
+            }
             return nil
         }
         // Fields of other operations are reported as not applying to this one.
         for field in Self.kindFields["file"]!
-        where field != "op" && !fields.contains(field) && object.has(field) {
+        where field != "op" && !fields.contains(field) && !Self.cachingFields.contains(field)
+            && object.has(field)
+        {
             let (fieldNode, fieldPointer) = object.node(field)!
             report.error(
                 "field \"\(field)\" does not apply to the file operation \"\(op)\"",

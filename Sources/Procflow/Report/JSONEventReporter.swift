@@ -12,6 +12,8 @@ import Foundation
 /// | `step.started` | |
 /// | `step.output` | `stream` (`stdout` or `stderr`), `line` |
 /// | `step.finished` | `duration` (seconds) |
+/// | `step.cached` | `note` (what was put back from the store, if anything) |
+/// | `step.explained` | `reason` (why an incremental step runs; with `--explain`) |
 /// | `step.failed` | `reason`, `stderr` (last lines), `duration`, `continued` (true if `continueOnError`) |
 /// | `step.skipped` | `reason` |
 /// | `step.retried` | `attempt`, `attempts`, `reason` |
@@ -69,6 +71,10 @@ public final class JSONEventReporter: Reporter, @unchecked Sendable {
                 ])
         case .stepSkipped(let reason):
             text = line("step.skipped", [("reason", .string(reason))])
+        case .stepCached(let note):
+            text = line("step.cached", note.map { [("note", .string($0))] } ?? [])
+        case .stepExplained(let reason):
+            text = line("step.explained", [("reason", .string(reason))])
         case .stepRetried(let attempt, let total, let reason):
             text = line(
                 "step.retried",

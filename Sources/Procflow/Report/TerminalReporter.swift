@@ -49,6 +49,14 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             state.statuses[id] = .succeeded
             text =
                 "\(prefix(id)) " + style.green("✓ finished in \(formatDuration(duration))") + "\n"
+        case .stepCached(let note):
+            state.statuses[id] = .cached
+            text =
+                "\(prefix(id)) " + style.green("✓ up to date")
+                + (note.map { style.dim(" (\($0))") } ?? "")
+                + "\n"
+        case .stepExplained(let reason):
+            text = "\(prefix(id)) " + style.dim("runs: \(reason)") + "\n"
         case .stepFailed(let reason, let tail, let duration, let tolerated):
             state.statuses[id] = tolerated ? .warning : .failed
             let verdict =
@@ -133,7 +141,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             let status = pad(row.status.rawValue, 9)
             let painted: String
             switch row.status {
-            case .succeeded: painted = style.green(status)
+            case .succeeded, .cached: painted = style.green(status)
             case .failed, .cancelled: painted = style.red(status)
             case .warning, .skipped: painted = style.yellow(status)
             case .pending, .running: painted = status

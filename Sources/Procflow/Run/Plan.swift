@@ -1,9 +1,15 @@
 /// What `--dry-run` prints: the steps in an order that respects their dependencies, with what
-/// each would do.
+/// each would do, and for incremental steps whether they are up to date.
 struct Plan {
     let text: String
 
-    init(_ workflow: Workflow) {
+    /// The plan of `workflow`; with `cache`, what it says of each incremental step.
+    init(_ workflow: Workflow, cache: StepCache? = nil) {
+        let incremental =
+            cache == nil
+            ? [:]
+            : IncrementalStep.all(in: workflow, directory: WorkflowRunner.directory(of: workflow))
+        let preview = cache.map { CachePreview(workflow, incremental: incremental, cache: $0) }
         var lines = [
             "plan for \(workflow.name): \(plural(workflow.allSteps.count, "step")), in order"
         ]
@@ -24,10 +30,23 @@ struct Plan {
                     "runs one of \(plural(branch.cases.count + (branch.otherwise.isEmpty ? 0 : 1), "case"))"
                 )
             }
+            if incremental[step.id] != nil, let verdict = preview?.verdicts[step.id] {
+                notes.append(Self.describe(verdict))
+            }
             if !notes.isEmpty { line += ": " + notes.joined(separator: "; ") }
             lines.append(line)
         }
         text = lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func describe(_ verdict: CachePreview.Verdict) -> String {
+        switch verdict {
+        case .upToDate(let files) where files.isEmpty: return "up to date"
+        case .upToDate(let files):
+            return "up to date once it restores \(files.joined(separator: ", "))"
+        case .runs(let reason): return "runs: \(reason)"
+        case .mayRun(let reason): return "may run: \(reason)"
+        }
     }
 
     private static func describe(_ step: Step) -> String {

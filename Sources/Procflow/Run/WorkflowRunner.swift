@@ -32,6 +32,13 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         /// command): then procflow becomes their subreaper, and ends every one still alive
         /// when the run ends. Otherwise the run ends the processes that carry its run id.
         public var ownsDescendants: Bool
+        /// What is remembered between runs, for incremental steps; `nil` to run every step
+        /// and remember nothing.
+        public var cache: StepCache?
+        /// Run every step, incremental ones included, and record them.
+        public var force: Bool
+        /// Report why each step runs.
+        public var explain: Bool
 
         /// Options with procflow's defaults: as many steps at once as cores, a 5 s grace period, a
         /// 16 MiB capture limit, procflow's own environment.
@@ -42,7 +49,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             environment: [String: String] = ProcessInfo.processInfo.environment,
             executable: String = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
                 .path,
-            ownsDescendants: Bool = false
+            ownsDescendants: Bool = false, cache: StepCache? = nil, force: Bool = false,
+            explain: Bool = false
         ) {
             self.maxConcurrent = maxConcurrent
             self.failFast = failFast
@@ -51,6 +59,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             self.environment = environment
             self.executable = executable
             self.ownsDescendants = ownsDescendants
+            self.cache = cache
+            self.force = force
+            self.explain = explain
         }
     }
 
@@ -88,6 +99,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// leaves behind can be told apart from what other runs left. A run started by a command
     /// of another run extends that run's id.
     public let runID: String
+    /// The incremental steps, by id, when the run uses the cache.
+    private let incrementalSteps: [String: IncrementalStep]
     /// The process groups of the run's commands.
     private let processGroups = ProcessGroups()
     // Set once, at the end of init, before `self` is shared: the builder needs `self` to
@@ -118,16 +131,28 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         for (name, value) in workflow.environment { environment[name] = value }
         environment["PROCFLOW"] = options.executable
         environment["PROCFLOW_RUN_ID"] = runID
-        let directory = URL(fileURLWithPath: workflow.path).deletingLastPathComponent()
-            .standardizedFileURL.path
+        let directory = Self.directory(of: workflow)
+        incrementalSteps =
+            options.cache == nil
+            ? [:] : IncrementalStep.all(in: workflow, directory: directory)
         builder = WorkflowBuilder(
             workflow: workflow,
             settings: .init(
                 environment: environment, directory: directory, gracePeriod: options.gracePeriod,
                 captureLimit: options.captureLimit, maxConcurrent: max(1, options.maxConcurrent),
                 concurrencyCategory: "procflow.run.\(runID)", processGroups: processGroups,
-                failFast: options.failFast ? failFastStop : nil),
+                failFast: options.failFast ? failFastStop : nil,
+                incremental: options.cache.map { cache in
+                    .init(
+                        context: .init(cache: cache, force: options.force, events: self),
+                        steps: incrementalSteps)
+                }),
             events: self)
+    }
+
+    /// The directory of the workflow file, absolute: where relative paths start.
+    static func directory(of workflow: Workflow) -> String {
+        URL(fileURLWithPath: workflow.path).deletingLastPathComponent().standardizedFileURL.path
     }
 
     /// Runs the workflow to its end and returns how it went.
@@ -136,6 +161,20 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         if options.ownsDescendants { LeftoverSweep.becomeSubreaper() }
         let started = Date()
         emit(RunEvent(kind: .workflowStarted(name: workflow.name, steps: order)))
+        let (settled, everything) = settleUpToDateSteps()
+        if everything, state.withLock({ $0.interrupted == nil }) {
+            // Nothing to run: no procedures to build, no processes to sweep.
+            reportUpToDate(settled)
+        } else {
+            builder.settle(settled)
+            runProcedures()
+        }
+        let summary = makeSummary(duration: Date().timeIntervalSince(started))
+        emit(RunEvent(kind: .workflowFinished(summary)))
+        return summary
+    }
+
+    private func runProcedures() {
         let root = builder.buildRoot()
         let done = DispatchSemaphore(value: 0)
         root.addDidFinishBlockObserver { _, _ in done.signal() }
@@ -149,9 +188,50 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         done.wait()
         accountForStepsThatNeverRan()
         endLeftovers()
-        let summary = makeSummary(duration: Date().timeIntervalSince(started))
-        emit(RunEvent(kind: .workflowFinished(summary)))
-        return summary
+    }
+
+    /// Settles the incremental steps found up to date before the run, putting back their
+    /// generated files; and tells whether that is every step. If a file cannot be put back,
+    /// nothing is settled: each step asks the cache when it is about to run.
+    private func settleUpToDateSteps() -> (
+        settled: [String: IncrementalStepProcedure.Settled], everything: Bool
+    ) {
+        guard let cache = options.cache, !options.force, !incrementalSteps.isEmpty else {
+            return ([:], false)
+        }
+        let preview = CachePreview(workflow, incremental: incrementalSteps, cache: cache)
+        var settled: [String: IncrementalStepProcedure.Settled] = [:]
+        for (id, decision) in preview.settled {
+            guard let record = decision.record, let value = cache.value(of: record),
+                let step = incrementalSteps[id]
+            else { return ([:], false) }
+            do {
+                settled[id] = .init(value: value, note: try cache.settle(decision, for: step))
+            } catch {
+                return ([:], false)
+            }
+        }
+        return (settled, preview.settlesEverything)
+    }
+
+    /// Reports a run in which every step was up to date.
+    private func reportUpToDate(_ settled: [String: IncrementalStepProcedure.Settled]) {
+        for id in order {
+            if let step = settled[id] {
+                state.withLock {
+                    $0.records[id]?.status = .cached
+                    $0.records[id]?.reason = step.note
+                }
+                emit(step: id, .stepCached(note: step.note))
+            } else {
+                started(id)
+                state.withLock {
+                    $0.records[id]?.status = .succeeded
+                    $0.records[id]?.duration = 0
+                }
+                emit(step: id, .stepSucceeded(duration: 0))
+            }
+        }
     }
 
     /// Cancels the run because procflow received `signal`: running commands get the signal,
@@ -186,7 +266,16 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
 
     // MARK: - Step events
 
+    func explained(_ id: String, _ reason: String) {
+        if options.explain { emit(step: id, .stepExplained(reason: reason)) }
+    }
+
     func started(_ id: String) {
+        if options.explain, incrementalSteps[id] == nil, let step = stepsByID[id],
+            step.kind.isLeaf
+        {
+            emit(step: id, .stepExplained(reason: Self.whyItRuns(step, cache: options.cache)))
+        }
         state.withLock {
             $0.records[id]?.status = .running
             $0.records[id]?.started = Date()
@@ -220,6 +309,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         switch outcome {
         case .succeeded:
             (kind, status) = (.stepSucceeded(duration: duration ?? 0), .succeeded)
+        case .cached(let note):
+            reason = note
+            (kind, status) = (.stepCached(note: note), .cached)
         case .failed(let message, let tail):
             reason = message
             kind = .stepFailed(
@@ -253,6 +345,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private func describe(_ outcome: StepOutcome, id: String) -> String {
         switch outcome {
         case .succeeded: return "succeeded"
+        case .cached: return "up to date"
         case .failed(let message, _): return message
         case .skippedByCondition: return "its condition is false"
         case .skipped(let message), .cancelled(let message): return message
@@ -264,6 +357,17 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             }
             return "its group \(group) was skipped: \(describe(groupOutcome, id: group))"
         }
+    }
+
+    /// Why a step that is not incremental runs.
+    private static func whyItRuns(_ step: Step, cache: StepCache?) -> String {
+        if cache == nil { return "--no-cache" }
+        if step.always { return "an always step runs every time" }
+        if step.caching.cache == false { return "it says cache: false" }
+        if case .http = step.kind {
+            return "an http step runs every time unless it says cache: true"
+        }
+        return "it declares no sources, generates or depfile (not incremental)"
     }
 
     private func builderStep(_ id: String) -> Step? {

@@ -24,6 +24,8 @@ public struct Step: Sendable {
     /// Whether the step runs even when steps it depends on failed or were skipped: for
     /// clean-up.
     public var always: Bool
+    /// What it reads and makes, for incremental runs.
+    public var caching = Caching()
     /// Where the step is in the file: its JSON Pointer, and the byte offset of its object
     /// (turned into a line and column only for a diagnostic).
     public var pointer: JSONPointer

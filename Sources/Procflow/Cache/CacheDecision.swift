@@ -1,0 +1,17 @@
+/// What the cache says of a step about to run.
+enum CacheDecision: Sendable {
+    /// Nothing changed: the record's outcome stands.
+    case upToDate(StepRecord)
+    /// The record's outcome stands once these generated files are put back from the store.
+    case restore(StepRecord, [StepRecord.Output])
+    /// The step must run, for `reason`; `fingerprint` is what it runs with, to record.
+    case run(reason: String, fingerprint: StepRecord)
+
+    /// The record whose outcome stands, unless the step must run.
+    var record: StepRecord? {
+        switch self {
+        case .upToDate(let record), .restore(let record, _): return record
+        case .run: return nil
+        }
+    }
+}
