@@ -24,6 +24,17 @@ struct BinaryWriter {
         }
     }
 
+    /// A status or its absence.
+    mutating func write(_ status: FileStatus?) {
+        write(status != nil)
+        guard let status else { return }
+        write(status.size)
+        write(status.modified)
+        write(status.changed)
+        write(status.inode)
+        write(status.mode)
+    }
+
     mutating func write(_ text: String) {
         var text = text
         text.withUTF8 { write(bytes: UnsafeRawBufferPointer($0)) }
@@ -78,6 +89,13 @@ struct BinaryReader {
 
     mutating func digest() throws(Truncated) -> Digest {
         Digest(try uint64(), try uint64(), try uint64(), try uint64())
+    }
+
+    mutating func status() throws(Truncated) -> FileStatus? {
+        guard try bool() else { return nil }
+        return FileStatus(
+            size: try int64(), modified: try int64(), changed: try int64(), inode: try uint64(),
+            mode: try uint32())
     }
 
     mutating func string() throws(Truncated) -> String {

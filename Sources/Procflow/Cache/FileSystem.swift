@@ -80,9 +80,11 @@ enum FileSystem {
         return entries
     }
 
-    /// Calls `visit` with every file below `directory` (hidden ones too), not entering
-    /// `excluded` nor directories reached through symbolic links.
-    static func walk(_ directory: String, excluding excluded: String?, _ visit: (String) -> Void) {
+    /// Calls `visit` with every file below `directory` (hidden ones too) and its status, not
+    /// entering `excluded` nor directories reached through symbolic links.
+    static func walk(
+        _ directory: String, excluding excluded: String?, _ visit: (String, FileStatus) -> Void
+    ) {
         var pending = [directory]
         while let current = pending.popLast() {
             if current == excluded { continue }
@@ -90,8 +92,8 @@ enum FileSystem {
                 let path = current == "/" ? "/" + entry.name : current + "/" + entry.name
                 if entry.isDirectory {
                     pending.append(path)
-                } else {
-                    visit(path)
+                } else if let status = status(path), !status.isDirectory {
+                    visit(path, status)
                 }
             }
         }

@@ -1,35 +1,30 @@
 extension GlobPattern {
-    /// The files the pattern names, relative to `directory` (absolute), as absolute paths
-    /// without `.` or `..`, sorted. A literal pattern gives its path whether it exists or not
-    /// (unless it is a directory: then the files below it); a directory a wildcard matches
+    /// The files the pattern matches, relative to `directory` (absolute), as absolute paths
+    /// without `.` or `..`, sorted, each with its status. A directory a wildcard matches
     /// gives the files below it. Nothing below `excluded` (the state directory) is given.
-    func expand(in directory: String, excluding excluded: String? = nil) -> [String] {
-        var found: [String] = []
-        let start = isAbsolute ? "/" : directory
-        if isLiteral {
-            let path = resolve(literalPath, in: directory)
-            if excluded.map({ path == $0 || path.hasPrefix($0 + "/") }) ?? false { return [] }
-            if FileSystem.isDirectory(path) {
-                FileSystem.walk(path, excluding: excluded) { found.append($0) }
-            } else {
-                found.append(path)
-            }
-            return found
-        }
-        expand(components[...], from: normalized(start), excluding: excluded, into: &found)
-        return Array(Set(found)).sorted()
+    func expand(in directory: String, excluding excluded: String? = nil) -> [(
+        path: String, status: FileStatus
+    )] {
+        var found: [(path: String, status: FileStatus)] = []
+        let start = isAbsolute ? "/" : resolve(".", in: directory)
+        expand(components[...], from: start, excluding: excluded, into: &found)
+        var seen: Set<String> = []
+        return found.filter { seen.insert($0.path).inserted }.sorted { $0.path < $1.path }
     }
 
     private func expand(
         _ rest: ArraySlice<Component>, from path: String, excluding excluded: String?,
-        into found: inout [String]
+        into found: inout [(path: String, status: FileStatus)]
     ) {
         if excluded == path { return }
         guard let component = rest.first else {
-            if FileSystem.isDirectory(path) {
-                FileSystem.walk(path, excluding: excluded) { found.append($0) }
-            } else if FileSystem.exists(path) {
-                found.append(path)
+            guard let status = FileSystem.status(path) else { return }
+            if status.isDirectory {
+                FileSystem.walk(path, excluding: excluded) { file, status in
+                    found.append((file, status))
+                }
+            } else {
+                found.append((path, status))
             }
             return
         }
@@ -52,12 +47,38 @@ extension GlobPattern {
 
     private func join(_ directory: String, _ name: String) -> String {
         switch name {
-        case "..": return normalized(directory + "/..")
+        case "..": return resolve("..", in: directory)
         default: return directory == "/" ? "/" + name : directory + "/" + name
         }
     }
+}
 
-    private func normalized(_ path: String) -> String {
-        resolve(".", in: path)
+extension IncrementalStep.Files {
+    /// Every file named, with its status; a path named without wildcards that does not exist
+    /// comes with a `nil` status. Sorted by path, each once.
+    func expand(in directory: String, excluding excluded: String?) -> [(
+        path: String, status: FileStatus?
+    )] {
+        var found: [(path: String, status: FileStatus?)] = []
+        for path in paths {
+            if excluded.map({ path == $0 || path.hasPrefix($0 + "/") }) ?? false { continue }
+            guard let status = FileSystem.status(path) else {
+                found.append((path, nil))
+                continue
+            }
+            if status.isDirectory {
+                FileSystem.walk(path, excluding: excluded) { found.append(($0, $1)) }
+            } else {
+                found.append((path, status))
+            }
+        }
+        for pattern in patterns {
+            for (path, status) in pattern.expand(in: directory, excluding: excluded) {
+                found.append((path, status))
+            }
+        }
+        guard found.count > 1 else { return found }
+        var seen: Set<String> = []
+        return found.filter { seen.insert($0.path).inserted }.sorted { $0.path < $1.path }
     }
 }

@@ -13,35 +13,78 @@ struct IncrementalStep: Sendable {
     /// Its working directory, absolute.
     let directory: String
     /// Its `sources`, and for a file step the files its operation reads.
-    let sources: [GlobPattern]
+    let sources: Files
     /// Its `generates`, and for a file step the file its operation writes.
-    let generates: [GlobPattern]
+    let generates: Files
     /// Its depfile, absolute.
     let depfile: String?
 
-    /// The incremental step `step` stands for, in a workflow in `workflowDirectory` whose
-    /// variables and `env` are `variables` and `environment`; `nil` if it is not incremental.
-    init?(
-        _ step: Step, workflowDirectory: String, variables: [(name: String, value: String)],
-        environment workflowEnvironment: [(name: String, value: String)]
-    ) {
+    /// Declared files: paths without wildcards made absolute once, and patterns.
+    struct Files: Sendable {
+        /// Absolute paths, without `.` or `..`.
+        var paths: [String] = []
+        var patterns: [GlobPattern] = []
+
+        /// Whether it names nothing.
+        var isEmpty: Bool { paths.isEmpty && patterns.isEmpty }
+
+        init(_ list: [GlobPattern], in directory: String) {
+            for pattern in list {
+                if pattern.isLiteral {
+                    paths.append(resolve(pattern.literalPath, in: directory))
+                } else {
+                    patterns.append(pattern)
+                }
+            }
+        }
+    }
+
+    /// What the incremental steps of one workflow share.
+    struct Context: Sendable {
+        /// The directory of the workflow file, absolute.
+        let workflowDirectory: String
+        /// The digest of the variables and `env` of the workflow, given to shell steps.
+        let environment: Digest
+        /// The digest of the variables, which render steps use.
+        let variables: Digest
+        let variableList: [(name: String, value: String)]
+        let environmentList: [(name: String, value: String)]
+
+        init(_ workflow: Workflow, directory: String) {
+            workflowDirectory = directory
+            variableList = workflow.variables
+            environmentList = workflow.environment
+            environment = IncrementalStep.digest(of: workflow.variables + workflow.environment)
+            variables = IncrementalStep.digest(of: workflow.variables)
+        }
+    }
+
+    /// The incremental step `step` stands for, in a workflow `context` describes; `nil` if it
+    /// is not incremental.
+    init?(_ step: Step, context: Context) {
         guard step.caching.isIncremental, !step.always else { return nil }
         id = step.id
         var writer = BinaryWriter()
-        var given: [(name: String, value: String)] = []
+        var environment = IncrementalStep.digest(of: [])
         var sources = step.caching.sources
         var generates = step.caching.generates
-        var workingDirectory = workflowDirectory
+        var workingDirectory = context.workflowDirectory
         switch step.kind {
         case .shell(let shell):
             definitionName = "command changed"
             Self.write(shell, to: &writer)
-            given = variables + workflowEnvironment + shell.environment
-            if let cwd = shell.cwd { workingDirectory = resolve(cwd, in: workflowDirectory) }
+            environment =
+                shell.environment.isEmpty
+                ? context.environment
+                : Self.digest(
+                    of: context.variableList + context.environmentList + shell.environment)
+            if let cwd = shell.cwd {
+                workingDirectory = resolve(cwd, in: context.workflowDirectory)
+            }
         case .file(let operation):
             definitionName = "operation changed"
             Self.write(operation, to: &writer)
-            if case .render = operation { given = variables }
+            if case .render = operation { environment = context.variables }
             let (reads, writes) = Self.files(of: operation)
             sources += reads
             generates += writes
@@ -57,16 +100,16 @@ struct IncrementalStep: Sendable {
         }
         writer.write(step.caching.depfile ?? "")
         definition = SHA256.hash(writer.bytes)
-        environment = Self.digest(of: given)
+        self.environment = environment
         directory = workingDirectory
-        self.sources = sources
-        self.generates = generates
+        self.sources = Files(sources, in: workingDirectory)
+        self.generates = Files(generates, in: workingDirectory)
         depfile = step.caching.depfile.map { resolve($0, in: workingDirectory) }
     }
 
     /// The digest of an environment: each name's last value, sorted by name.
     static func digest(of environment: [(name: String, value: String)]) -> Digest {
-        guard !environment.isEmpty else { return SHA256.hash([]) }
+        guard !environment.isEmpty else { return emptyDigest }
         var values: [String: String] = [:]
         for (name, value) in environment { values[name] = value }
         var writer = BinaryWriter()
@@ -76,6 +119,8 @@ struct IncrementalStep: Sendable {
         }
         return SHA256.hash(writer.bytes)
     }
+
+    private static let emptyDigest = SHA256.hash([])
 
     /// A path the cache shows: relative to the working directory when it is inside it.
     func display(_ path: String) -> String {
@@ -176,14 +221,10 @@ struct IncrementalStep: Sendable {
 extension IncrementalStep {
     /// Every incremental step of `workflow`, which is in `directory`, by id.
     static func all(in workflow: Workflow, directory: String) -> [String: IncrementalStep] {
+        let context = Context(workflow, directory: directory)
         var steps: [String: IncrementalStep] = [:]
         workflow.forEachStep { nested in
-            if let step = IncrementalStep(
-                nested.step, workflowDirectory: directory, variables: workflow.variables,
-                environment: workflow.environment)
-            {
-                steps[step.id] = step
-            }
+            if let step = IncrementalStep(nested.step, context: context) { steps[step.id] = step }
         }
         return steps
     }

@@ -24,15 +24,13 @@ extension StateDirectory {
     public func prune(toAtMost maximumSize: Int64) -> PruneReport {
         var files: [(path: String, size: Int64, used: Int64)] = []
         for folder in [objects, history] {
-            FileSystem.walk(folder, excluding: nil) { path in
-                if let status = FileSystem.status(path) {
-                    files.append((path, status.size, status.modified))
-                }
+            FileSystem.walk(folder, excluding: nil) { path, status in
+                files.append((path, status.size, status.modified))
             }
         }
         let hourAgo = FileSystem.now() - 3_600_000_000_000
-        FileSystem.walk(temporary, excluding: nil) { path in
-            if let status = FileSystem.status(path), status.modified < hourAgo { unlink(path) }
+        FileSystem.walk(temporary, excluding: nil) { path, status in
+            if status.modified < hourAgo { unlink(path) }
         }
         var total = files.reduce(0) { $0 + $1.size }
         var report = PruneReport(removed: 0, freed: 0, remaining: total)

@@ -1,14 +1,5 @@
-/// What procflow remembers of one workflow: each step's last successful run, and the digest
-/// of each file it read or made, with the `stat` it had then, so that an unchanged file is
-/// not read again.
+/// What procflow remembers of one workflow: each step's last successful run.
 struct StateIndex: Sendable {
-    /// A file's digest, and its status when it was read.
-    struct FileEntry: Sendable, Equatable {
-        var status: FileStatus
-        var digest: Digest
-    }
-
-    var files: [String: FileEntry] = [:]
     var steps: [String: StepRecord] = [:]
     /// About how many bytes the store takes, counting what runs added since it was last
     /// measured: when it passes the bound, the store is pruned.
@@ -18,16 +9,6 @@ struct StateIndex: Sendable {
     func encoded() -> [UInt8] {
         var writer = BinaryWriter()
         writer.write(storeSize)
-        writer.write(UInt32(files.count))
-        for (path, entry) in files {
-            writer.write(path)
-            writer.write(entry.status.size)
-            writer.write(entry.status.modified)
-            writer.write(entry.status.changed)
-            writer.write(entry.status.inode)
-            writer.write(entry.status.mode)
-            writer.write(entry.digest)
-        }
         writer.write(UInt32(steps.count))
         for (id, record) in steps {
             writer.write(id)
@@ -43,16 +24,6 @@ struct StateIndex: Sendable {
         self = try StateFile.unwrap(bytes, as: .index) { reader throws(BinaryReader.Truncated) in
             var index = StateIndex()
             index.storeSize = try reader.int64()
-            let fileCount = try reader.count(minimumSize: 72)
-            index.files.reserveCapacity(fileCount)
-            for _ in 0..<fileCount {
-                let path = try reader.string()
-                let status = FileStatus(
-                    size: try reader.int64(), modified: try reader.int64(),
-                    changed: try reader.int64(), inode: try reader.uint64(),
-                    mode: try reader.uint32())
-                index.files[path] = FileEntry(status: status, digest: try reader.digest())
-            }
             let stepCount = try reader.count(minimumSize: 100)
             index.steps.reserveCapacity(stepCount)
             for _ in 0..<stepCount {

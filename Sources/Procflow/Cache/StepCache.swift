@@ -27,9 +27,25 @@ public final class StepCache: @unchecked Sendable {
     private struct State {
         var index = StateIndex()
         var changedSteps: Set<String> = []
-        var changedFiles: Set<String> = []
+        /// The files hashed in this run, so that a file many steps read is read once.
+        var hashed: [String: Hashed] = [:]
         /// Bytes this run added to the store.
         var storedBytes: Int64 = 0
+    }
+
+    /// A file hashed in this run, with its status then, and whether that status can be
+    /// trusted to tell a change next time.
+    private struct Hashed {
+        var status: FileStatus
+        var digest: Digest
+        var isTrusted: Bool
+    }
+
+    /// A file as it is now: its digest (`nil` if it does not exist), and its status if that
+    /// can be trusted to tell a change next time.
+    private struct Observed {
+        var digest: Digest?
+        var status: FileStatus?
     }
 
     /// The directory the state is kept in.
@@ -89,20 +105,24 @@ public final class StepCache: @unchecked Sendable {
 
     // MARK: - Deciding
 
-    /// What is known of `step` before it runs, given its wired `inputs` (`stdin` or
-    /// environment variable names with their values): a record without outcome.
-    func fingerprint(_ step: IncrementalStep, inputs: [(name: String, value: JSONValue)])
-        -> StepRecord
-    {
-        var sources: [StepRecord.Source] = []
-        var seen: Set<String> = []
-        for pattern in step.sources {
-            for path in pattern.expand(in: step.directory, excluding: directory.path)
-            where seen.insert(path).inserted {
-                sources.append(StepRecord.Source(path: path, digest: digest(of: path)))
-            }
+    /// What is known of `step` before it runs, given its wired `inputs` (`input` or
+    /// environment variable names with their values): a record without outcome. Files whose
+    /// status is the one `latest` recorded are not read.
+    func fingerprint(
+        _ step: IncrementalStep, inputs: [(name: String, value: JSONValue)],
+        latest: StepRecord? = nil
+    ) -> StepRecord {
+        let recorded = latest?.sources ?? []
+        var next = 0
+        let sources = step.sources.expand(in: step.directory, excluding: directory.path).map {
+            file -> StepRecord.Source in
+            // Both lists are sorted by path.
+            while next < recorded.count, recorded[next].path < file.path { next += 1 }
+            let known = next < recorded.count && recorded[next].path == file.path
+            let seen = observe(
+                file.path, status: file.status, recorded: known ? recorded[next] : nil)
+            return StepRecord.Source(path: file.path, digest: seen.digest, status: seen.status)
         }
-        if step.sources.count > 1 { sources.sort { $0.path < $1.path } }
         let wired = inputs.map { input in
             StepRecord.Input(
                 name: input.name, digest: SHA256.hash(Array(JSONWriter.string(input.value).utf8)))
@@ -118,23 +138,32 @@ public final class StepCache: @unchecked Sendable {
     func decide(_ step: IncrementalStep, inputs: [(name: String, value: JSONValue)])
         -> CacheDecision
     {
-        let current = fingerprint(step, inputs: inputs)
         let latest = state.withLock { $0.index.steps[step.id] }
+        let current = fingerprint(step, inputs: inputs, latest: latest)
         var outputProblem: String?
-        if let latest, latest.hasInputs(of: current), changedSources(latest.discovered).isEmpty {
-            let differing = differingOutputs(latest.outputs)
-            if differing.isEmpty { return .upToDate(latest) }
-            if differing.allSatisfy({ store.contains($0.digest) }) {
-                return .restore(latest, differing)
+        if let latest, latest.hasInputs(of: current) {
+            var refreshed = latest
+            refreshed.sources = current.sources
+            if let discovered = unchanged(latest.discovered) {
+                refreshed.discovered = discovered
+                let differing = check(&refreshed.outputs)
+                if differing.isEmpty { return .upToDate(refreshed, isNew: refreshed != latest) }
+                if differing.allSatisfy({ store.contains($0.digest) }) {
+                    return .restore(refreshed, differing)
+                }
+                outputProblem = describe(differing, of: step)
             }
-            outputProblem = describe(differing, of: step)
         }
         if usesHistory {
-            for record in history(of: current.key) where record != latest {
-                guard changedSources(record.discovered).isEmpty else { continue }
-                let differing = differingOutputs(record.outputs)
+            for var record in history(of: current.key) {
+                if let latest, record.isSameRun(as: latest) { continue }
+                guard let discovered = unchanged(record.discovered) else { continue }
+                record.sources = current.sources
+                record.discovered = discovered
+                let differing = check(&record.outputs)
                 if differing.allSatisfy({ store.contains($0.digest) }) {
-                    return differing.isEmpty ? .upToDate(record) : .restore(record, differing)
+                    return differing.isEmpty
+                        ? .upToDate(record, isNew: true) : .restore(record, differing)
                 }
             }
         }
@@ -153,22 +182,31 @@ public final class StepCache: @unchecked Sendable {
     func settle(_ decision: CacheDecision, for step: IncrementalStep) throws(CacheProblem)
         -> String?
     {
-        let record: StepRecord
+        var record: StepRecord
         var note: String?
         switch decision {
         case .run: return nil
-        case .upToDate(let latest):
-            record = latest
+        case .upToDate(_, isNew: false): return nil
+        case .upToDate(let chosen, isNew: true):
+            record = chosen
         case .restore(let chosen, let files):
             record = chosen
             var kept: [String] = []
             for file in files {
-                if let current = digest(of: file.path), current != Self.directoryDigest,
-                    !store.contains(current), let edited = try? store.add(fileAt: file.path)
+                let current = observe(
+                    file.path, status: FileSystem.status(file.path), recorded: nil)
+                if let digest = current.digest, digest != Self.directoryDigest,
+                    !store.contains(digest), let edited = try? store.add(fileAt: file.path)
                 {
                     kept.append("\(step.display(file.path)) as \(store.path(of: edited.digest))")
                 }
                 try store.restore(file.digest, to: file.path, permissions: file.permissions)
+            }
+            // Put back just now: their statuses are not to be trusted yet.
+            let restored = Set(files.map(\.path))
+            for index in record.outputs.indices where restored.contains(record.outputs[index].path)
+            {
+                record.outputs[index].status = nil
             }
             note = "restored " + files.map { step.display($0.path) }.joined(separator: ", ")
             if !kept.isEmpty {
@@ -176,23 +214,19 @@ public final class StepCache: @unchecked Sendable {
             }
         }
         state.withLock { state in
-            if state.index.steps[step.id] != record {
-                state.index.steps[step.id] = record
-                state.changedSteps.insert(step.id)
-            }
+            state.index.steps[step.id] = record
+            state.changedSteps.insert(step.id)
         }
         return note
     }
 
     /// The output a step's record gives, parsed.
     func value(of record: StepRecord) -> JSONValue? {
-        try? JSONParser.parse(record.value).plain
+        if record.value == Self.null { return .null }
+        return try? JSONParser.parse(record.value).plain
     }
 
-    /// The record of the last successful run of the step `id`.
-    func latestRecord(of id: String) -> StepRecord? {
-        state.withLock { $0.index.steps[id] }
-    }
+    private static let null = Array("null".utf8)
 
     // MARK: - Recording
 
@@ -221,25 +255,21 @@ public final class StepCache: @unchecked Sendable {
         -> [StepRecord.Output]
     {
         var outputs: [StepRecord.Output] = []
-        var seen: Set<String> = []
-        for pattern in step.generates {
-            for path in pattern.expand(in: step.directory, excluding: directory.path)
-            where seen.insert(path).inserted {
-                guard let status = FileSystem.status(path) else {
-                    throw CacheProblem(
-                        message: "it did not make \(step.display(path)), which it generates")
-                }
-                if status.isDirectory { continue }
-                let stored = try store.add(fileAt: path)
-                state.withLock { $0.storedBytes += stored.added }
-                remember(path, stored, hashedAt: FileSystem.now())
-                outputs.append(
-                    StepRecord.Output(
-                        path: path, digest: stored.digest,
-                        permissions: stored.status.permissions))
+        for (path, status) in step.generates.expand(in: step.directory, excluding: directory.path) {
+            guard status != nil else {
+                throw CacheProblem(
+                    message: "it did not make \(step.display(path)), which it generates")
             }
+            let hashedAt = FileSystem.now()
+            let stored = try store.add(fileAt: path)
+            let trusted = remember(path, stored, hashedAt: hashedAt)
+            state.withLock { $0.storedBytes += stored.added }
+            outputs.append(
+                StepRecord.Output(
+                    path: path, digest: stored.digest, permissions: stored.status.permissions,
+                    status: trusted ? stored.status : nil))
         }
-        return outputs.sorted { $0.path < $1.path }
+        return outputs
     }
 
     private func readDepfile(of step: IncrementalStep, declared: StepRecord, startedAt: Int64)
@@ -266,52 +296,90 @@ public final class StepCache: @unchecked Sendable {
         var discovered: [StepRecord.Source] = []
         for path in Set(names.map { resolve($0, in: step.directory) }).sorted()
         where !declaredPaths.contains(path) {
+            let status = FileSystem.status(path)
             // Changed while the step ran: the next run must not take it for what was read.
-            if let status = FileSystem.status(path), status.modified > startedAt {
+            if let status, status.modified > startedAt {
                 discovered.append(StepRecord.Source(path: path, digest: .unknown))
-            } else {
-                discovered.append(StepRecord.Source(path: path, digest: digest(of: path)))
+                continue
             }
+            let seen = observe(path, status: status, recorded: nil)
+            discovered.append(
+                StepRecord.Source(path: path, digest: seen.digest, status: seen.status))
         }
         return discovered
     }
 
     // MARK: - Files
 
-    /// The digest of the file at `path`, read only if its status changed since it was last
-    /// read; `nil` if there is no file.
-    func digest(of path: String) -> Digest? {
-        guard let status = FileSystem.status(path) else { return nil }
-        if status.isDirectory { return Self.directoryDigest }
-        let known = state.withLock { $0.index.files[path] }
-        if let known, known.status.looksUnchanged(from: status) { return known.digest }
+    /// The file at `path`, whose status is `status` (`nil` if there is none): read only if
+    /// its status is not the trusted one `recorded` has, nor that of a reading in this run.
+    private func observe(_ path: String, status: FileStatus?, recorded: StepRecord.Source?)
+        -> Observed
+    {
+        guard let status else { return Observed(digest: nil, status: nil) }
+        if status.isDirectory { return Observed(digest: Self.directoryDigest, status: nil) }
+        if let recorded, let known = recorded.status, known.looksUnchanged(from: status) {
+            return Observed(digest: recorded.digest, status: known)
+        }
+        if let hashed = state.withLock({ $0.hashed[path] }),
+            hashed.status.looksUnchanged(from: status)
+        {
+            return Observed(digest: hashed.digest, status: hashed.isTrusted ? status : nil)
+        }
         let hashedAt = FileSystem.now()
-        guard let read = try? store.add(fileAt: path, store: false) else { return .unknown }
-        remember(path, read, hashedAt: hashedAt)
-        return read.digest
+        guard let read = try? store.add(fileAt: path, store: false) else {
+            return Observed(digest: .unknown, status: nil)
+        }
+        let trusted = remember(path, read, hashedAt: hashedAt)
+        return Observed(digest: read.digest, status: trusted ? read.status : nil)
     }
 
     static let directoryDigest = SHA256.hash(Array("a directory".utf8))
 
-    /// Keeps a file's digest for the next run, if it can be trusted.
-    private func remember(_ path: String, _ read: ContentStore.Stored, hashedAt: Int64) {
-        guard read.isSteady, hashedAt - read.status.modified > Self.racyWindow,
-            hashedAt - read.status.changed > Self.racyWindow
-        else { return }
+    /// Keeps a file's digest for the rest of the run; tells whether its status can be trusted
+    /// to tell a change next time: not if the file changed while it was read, or shortly
+    /// before.
+    private func remember(_ path: String, _ read: ContentStore.Stored, hashedAt: Int64) -> Bool {
+        let trusted =
+            read.isSteady && hashedAt - read.status.modified > Self.racyWindow
+            && hashedAt - read.status.changed > Self.racyWindow
         state.withLock { state in
-            state.index.files[path] = StateIndex.FileEntry(status: read.status, digest: read.digest)
-            state.changedFiles.insert(path)
+            state.hashed[path] = Hashed(
+                status: read.status, digest: read.digest, isTrusted: trusted)
         }
+        return trusted
     }
 
-    /// The files whose content is no longer what `files` recorded.
-    private func changedSources(_ files: [StepRecord.Source]) -> [StepRecord.Source] {
-        files.filter { digest(of: $0.path) != $0.digest }
+    /// `files` with their statuses brought up to date, if none changed content; `nil` if one
+    /// did.
+    private func unchanged(_ files: [StepRecord.Source]) -> [StepRecord.Source]? {
+        var result = files
+        for index in files.indices {
+            let file = files[index]
+            let seen = observe(file.path, status: FileSystem.status(file.path), recorded: file)
+            guard seen.digest == file.digest else { return nil }
+            result[index].status = seen.status
+        }
+        return result
     }
 
-    /// The generated files that are missing or no longer what `outputs` recorded.
-    private func differingOutputs(_ outputs: [StepRecord.Output]) -> [StepRecord.Output] {
-        outputs.filter { digest(of: $0.path) != $0.digest }
+    /// Brings the statuses of `outputs` up to date; returns those missing or no longer what
+    /// was recorded.
+    private func check(_ outputs: inout [StepRecord.Output]) -> [StepRecord.Output] {
+        var differing: [StepRecord.Output] = []
+        for index in outputs.indices {
+            let output = outputs[index]
+            let seen = observe(
+                output.path, status: FileSystem.status(output.path),
+                recorded: StepRecord.Source(
+                    path: output.path, digest: output.digest, status: output.status))
+            if seen.digest == output.digest {
+                outputs[index].status = seen.status
+            } else {
+                differing.append(output)
+            }
+        }
+        return differing
     }
 
     // MARK: - History
@@ -363,10 +431,13 @@ public final class StepCache: @unchecked Sendable {
         }
         reasons += compare(current.sources, with: latest.sources, of: step)
         if reasons.isEmpty {
-            reasons += changedSources(latest.discovered).map {
-                FileSystem.exists($0.path)
-                    ? "source \(step.display($0.path)) changed"
-                    : "source \(step.display($0.path)) was removed"
+            for file in latest.discovered {
+                let seen = observe(file.path, status: FileSystem.status(file.path), recorded: file)
+                guard seen.digest != file.digest else { continue }
+                reasons.append(
+                    seen.digest == nil
+                        ? "source \(step.display(file.path)) was removed"
+                        : "source \(step.display(file.path)) changed")
             }
         }
         guard !reasons.isEmpty else { return "its earlier outcome could not be put back" }
@@ -412,10 +483,10 @@ public final class StepCache: @unchecked Sendable {
     ///
     /// - Returns: a warning if the state could not be written.
     public func save() -> String? {
-        let (learnt, steps, files, stored) = state.withLock {
-            ($0.index, $0.changedSteps, $0.changedFiles, $0.storedBytes)
+        let (learnt, steps, stored) = state.withLock {
+            ($0.index, $0.changedSteps, $0.storedBytes)
         }
-        guard !steps.isEmpty || !files.isEmpty else { return nil }
+        guard !steps.isEmpty else { return nil }
         do throws(CacheProblem) {
             try directory.prepare()
             let lock = IndexLock(path: directory.lock(for: workflowFile))
@@ -428,16 +499,8 @@ public final class StepCache: @unchecked Sendable {
             {
                 merged = written
                 for id in steps { merged.steps[id] = learnt.steps[id] }
-                for file in files { merged.files[file] = learnt.files[file] }
             }
             merged.steps = merged.steps.filter { stepIDs.contains($0.key) }
-            var used: Set<String> = []
-            for record in merged.steps.values {
-                for source in record.sources { used.insert(source.path) }
-                for source in record.discovered { used.insert(source.path) }
-                for output in record.outputs { used.insert(output.path) }
-            }
-            merged.files = merged.files.filter { used.contains($0.key) }
             merged.storeSize += stored
             if merged.storeSize > StateDirectory.defaultMaximumSize {
                 // Down to three quarters, so that the next runs do not measure it again.
@@ -449,7 +512,6 @@ public final class StepCache: @unchecked Sendable {
             try StateDirectory.write(merged.encoded(), to: path, temporary: directory.temporary)
             state.withLock {
                 $0.changedSteps = []
-                $0.changedFiles = []
                 $0.storedBytes = 0
             }
             return nil

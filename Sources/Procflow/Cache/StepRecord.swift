@@ -1,18 +1,22 @@
 /// What went into a step's successful run and what came out of it: enough to tell, next
 /// time, whether running it again would change anything, and to put back what it made.
 struct StepRecord: Sendable, Equatable {
-    /// A file the step read, with its content's digest; `nil` when it did not exist.
+    /// A file the step read, with its content's digest (`nil` when it did not exist), and
+    /// the file's status when the digest was taken, if that status can be trusted to tell
+    /// a change (see ``StepCache``).
     struct Source: Sendable, Equatable {
         var path: String
         var digest: Digest?
+        var status: FileStatus? = nil
     }
 
-    /// A file the step made, with its content's digest (its content is in the store) and
-    /// permission bits.
+    /// A file the step made, with its content's digest (its content is in the store),
+    /// permission bits, and trusted status as for a ``Source``.
     struct Output: Sendable, Equatable {
         var path: String
         var digest: Digest
         var permissions: UInt32
+        var status: FileStatus? = nil
     }
 
     /// A wired value the step received: `stdin` or the name of an environment variable.
@@ -59,6 +63,7 @@ struct StepRecord: Sendable, Equatable {
         write(sources, to: &writer)
     }
 
+    /// The files' paths and digests: what a key is made of.
     private func write(_ files: [Source], to writer: inout BinaryWriter) {
         writer.write(UInt32(files.count))
         for file in files {
@@ -69,13 +74,29 @@ struct StepRecord: Sendable, Equatable {
     }
 
     func write(to writer: inout BinaryWriter) {
-        writeKeyFields(to: &writer)
-        write(discovered, to: &writer)
+        writer.write(definition)
+        writer.write(environment)
+        writer.write(directory)
+        writer.write(UInt32(inputs.count))
+        for input in inputs {
+            writer.write(input.name)
+            writer.write(input.digest)
+        }
+        for files in [sources, discovered] {
+            writer.write(UInt32(files.count))
+            for file in files {
+                writer.write(file.path)
+                writer.write(file.digest != nil)
+                writer.write(file.digest ?? .unknown)
+                writer.write(file.status)
+            }
+        }
         writer.write(UInt32(outputs.count))
         for output in outputs {
             writer.write(output.path)
             writer.write(output.digest)
             writer.write(output.permissions)
+            writer.write(output.status)
         }
         writer.write(bytes: value)
     }
@@ -105,11 +126,11 @@ struct StepRecord: Sendable, Equatable {
         sources = try Self.readFiles(&reader)
         discovered = try Self.readFiles(&reader)
         outputs = []
-        for _ in 0..<(try reader.count(minimumSize: 40)) {
+        for _ in 0..<(try reader.count(minimumSize: 41)) {
             outputs.append(
                 Output(
                     path: try reader.string(), digest: try reader.digest(),
-                    permissions: try reader.uint32()))
+                    permissions: try reader.uint32(), status: try reader.status()))
         }
         value = Array(try reader.bytesField())
     }
@@ -118,11 +139,12 @@ struct StepRecord: Sendable, Equatable {
         -> [Source]
     {
         var files: [Source] = []
-        for _ in 0..<(try reader.count(minimumSize: 37)) {
+        for _ in 0..<(try reader.count(minimumSize: 38)) {
             let path = try reader.string()
             let present = try reader.bool()
             let digest = try reader.digest()
-            files.append(Source(path: path, digest: present ? digest : nil))
+            files.append(
+                Source(path: path, digest: present ? digest : nil, status: try reader.status()))
         }
         return files
     }
@@ -130,9 +152,24 @@ struct StepRecord: Sendable, Equatable {
 
 extension StepRecord {
     /// Whether `other` has the same inputs: definition, environment, directory, wired values
-    /// and sources.
+    /// and sources' contents.
     func hasInputs(of other: StepRecord) -> Bool {
         definition == other.definition && environment == other.environment
-            && directory == other.directory && inputs == other.inputs && sources == other.sources
+            && directory == other.directory && inputs == other.inputs
+            && Self.sameContents(sources, other.sources)
+    }
+
+    /// Whether two runs are the same but for the files' statuses.
+    func isSameRun(as other: StepRecord) -> Bool {
+        hasInputs(of: other) && Self.sameContents(discovered, other.discovered)
+            && outputs.count == other.outputs.count
+            && zip(outputs, other.outputs).allSatisfy {
+                $0.path == $1.path && $0.digest == $1.digest && $0.permissions == $1.permissions
+            } && value == other.value
+    }
+
+    private static func sameContents(_ first: [Source], _ second: [Source]) -> Bool {
+        first.count == second.count
+            && zip(first, second).allSatisfy { $0.path == $1.path && $0.digest == $1.digest }
     }
 }

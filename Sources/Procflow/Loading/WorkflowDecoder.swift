@@ -198,23 +198,29 @@ struct WorkflowDecoder {
             return []
         }
         var patterns: [GlobPattern] = []
+        patterns.reserveCapacity(items.count)
+        // Pointers are made only for problems: this runs for every path of every step.
         for (position, item) in items.enumerated() {
-            let itemPointer = pointer.appending(position)
             guard case .string(let text) = item.value else {
                 report.error(
                     "expected a path pattern string, found \(item.typeDescription)",
-                    at: item.offset, itemPointer)
+                    at: item.offset, pointer.appending(position))
                 continue
             }
-            guard let filled = report.substitute(text, at: item.offset, itemPointer) else {
-                continue
+            var filled = text
+            if text.utf8.contains(UInt8(ascii: "$")) {
+                guard
+                    let substituted = report.substitute(
+                        text, at: item.offset, pointer.appending(position))
+                else { continue }
+                filled = substituted
             }
             do {
                 patterns.append(try GlobPattern(filled))
             } catch {
                 report.error(
                     "\"\(filled)\" is not a usable path pattern: \(error.message)",
-                    at: item.offset, itemPointer)
+                    at: item.offset, pointer.appending(position))
             }
         }
         return patterns
@@ -279,6 +285,17 @@ struct WorkflowDecoder {
     }
 
     static func isValidID(_ id: String) -> Bool {
+        // ASCII, byte by byte: Unicode properties are slow, and ids are checked one by one.
+        let ascii = id.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: ".")
+        }
+        if ascii, let first = id.utf8.first {
+            return first == UInt8(ascii: "_")
+                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20)
+        }
         guard let first = id.unicodeScalars.first,
             first == "_" || (first.isASCII && first.properties.isAlphabetic)
         else { return false }

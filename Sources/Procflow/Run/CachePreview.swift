@@ -18,70 +18,89 @@ struct CachePreview {
         case mayRun(String)
     }
 
-    /// The verdict on each step, by id.
-    private(set) var verdicts: [String: Verdict] = [:]
     /// The decisions of settled steps, by id.
     private(set) var settled: [String: CacheDecision] = [:]
     /// Whether every step is settled and puts nothing back: the whole run is up to date.
-    var settlesEverything: Bool { settledIDs.count == steps.count }
+    var settlesEverything: Bool { !isSettled.contains(false) }
 
-    /// The steps settled without putting files back, and groups of them.
-    private var settledIDs: Set<String> = []
-    private let steps: [String: NestedStep]
+    /// Every step, in file order, depth first; positions in it stand for steps below.
+    private let steps: [NestedStep]
+    private let positions: [String: Int]
+    private var verdicts: [Verdict?]
+    /// Whether each step is settled without putting files back (for a group: all in it).
+    private var isSettled: [Bool]
     private let incremental: [String: IncrementalStep]
     private let cache: StepCache
 
     /// The verdicts on every step of `workflow`, whose incremental steps are `incremental`.
     init(_ workflow: Workflow, incremental: [String: IncrementalStep], cache: StepCache) {
-        var steps: [String: NestedStep] = [:]
-        workflow.forEachStep { steps[$0.step.id] = $0 }
-        self.steps = steps
+        steps = workflow.nestedSteps
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(steps.count)
+        for (position, nested) in steps.enumerated() { positions[nested.step.id] = position }
+        self.positions = positions
+        verdicts = Array(repeating: nil, count: steps.count)
+        isSettled = Array(repeating: false, count: steps.count)
         self.incremental = incremental
         self.cache = cache
-        workflow.forEachStep { evaluate($0.step.id) }
+        for position in steps.indices { evaluate(position) }
+    }
+
+    /// The verdict on the step `id`.
+    func verdict(on id: String) -> Verdict? {
+        positions[id].flatMap { verdicts[$0] }
     }
 
     /// Evaluates `root` after everything it needs, without recursion (a chain can be long).
-    private mutating func evaluate(_ root: String) {
-        var stack = [(id: root, ready: false)]
-        while let (id, ready) = stack.popLast() {
-            guard verdicts[id] == nil else { continue }
+    private mutating func evaluate(_ root: Int) {
+        guard verdicts[root] == nil else { return }
+        var stack = [(position: root, ready: false)]
+        while let (position, ready) = stack.popLast() {
+            guard verdicts[position] == nil else { continue }
             if ready {
-                verdicts[id] = verdict(of: id)
+                verdicts[position] = verdict(of: position)
                 continue
             }
-            stack.append((id, true))
-            for need in needs(of: id) where verdicts[need] == nil { stack.append((need, false)) }
+            stack.append((position, true))
+            for need in needs(of: position) where verdicts[need] == nil {
+                stack.append((need, false))
+            }
         }
     }
 
-    /// What the verdict on `id` depends on: a step's prerequisites and its groups', a
+    /// What the verdict on a step depends on: its prerequisites and its groups', and a
     /// group's children.
-    private func needs(of id: String) -> [String] {
-        guard let nested = steps[id] else { return [] }
-        var needs = nested.step.prerequisites
-        for group in nested.path { needs += steps[group]?.step.prerequisites ?? [] }
-        if case .group(let group) = nested.step.kind { needs += group.steps.map(\.id) }
+    private func needs(of position: Int) -> [Int] {
+        let nested = steps[position]
+        var needs: [Int] = []
+        func add(_ step: Step) {
+            guard !step.dependsOn.isEmpty || step.wireCount > 0 else { return }
+            needs += step.prerequisites.compactMap { positions[$0] }
+        }
+        add(nested.step)
+        for group in nested.path { positions[group].map { add(steps[$0].step) } }
+        if case .group(let group) = nested.step.kind {
+            needs += group.steps.compactMap { positions[$0.id] }
+        }
         return needs
     }
 
-    private mutating func verdict(of id: String) -> Verdict {
-        let nested = steps[id]!
-        let step = nested.step
+    private mutating func verdict(of position: Int) -> Verdict {
+        let nested = steps[position]
+        let id = nested.step.id
         let canSettle =
-            step.when == nil && nested.cases.isEmpty
-            && nested.path.allSatisfy { steps[$0]?.step.when == nil }
-        for need in needs(of: id) where !settledIDs.contains(need) {
-            if case .restore? = settled[need] { return .mayRun("\(need) restores files first") }
-            if case .group(let group) = step.kind, group.steps.contains(where: { $0.id == need }) {
-                return .mayRun("\(need) may run")
-            }
-            return .mayRun("\(need) may run first")
+            nested.step.when == nil && nested.cases.isEmpty
+            && nested.path.allSatisfy { positions[$0].map { steps[$0].step.when == nil } ?? true }
+        for need in needs(of: position) where !isSettled[need] {
+            let other = steps[need].step.id
+            if case .restore? = settled[other] { return .mayRun("\(other) restores files first") }
+            if steps[need].parent == id { return .mayRun("\(other) may run") }
+            return .mayRun("\(other) may run first")
         }
-        switch step.kind {
+        switch nested.step.kind {
         case .group:
             guard canSettle else { return .mayRun("its condition decides") }
-            settledIDs.insert(id)
+            isSettled[position] = true
             return .upToDate(restoring: [])
         case .branch:
             return .mayRun("it chooses a case when it runs")
@@ -89,24 +108,8 @@ struct CachePreview {
             break
         }
         guard let spec = incremental[id] else { return .runs("not incremental") }
-        var inputs: [(name: String, value: JSONValue)] = []
-        for (wire, role) in step.wires where role != .condition {
-            guard let value = recordedValue(of: wire) else {
-                return .mayRun("the output of \(wire.from.id) is not known")
-            }
-            switch role {
-            case .input: inputs.append(("input", value))
-            case .environment(let name): inputs.append((name, .string(value.text)))
-            case .branch, .condition: break
-            }
-        }
-        if let parent = nested.parent, case .group(let group)? = steps[parent]?.step.kind,
-            group.inputTo?.id == id
-        {
-            guard let value = groupInput(of: parent) else {
-                return .mayRun("the input of its group \(parent) is not known")
-            }
-            inputs.append(("input", value))
+        guard let inputs = knownInputs(of: nested) else {
+            return .mayRun("its input is not known before the run")
         }
         let decision = cache.decide(spec, inputs: inputs)
         switch decision {
@@ -114,12 +117,35 @@ struct CachePreview {
             return .runs(reason)
         case .upToDate, .restore:
             if canSettle {
-                if case .upToDate = decision { settledIDs.insert(id) }
+                if case .upToDate = decision { isSettled[position] = true }
                 settled[id] = decision
             }
             guard case .restore(_, let files) = decision else { return .upToDate(restoring: []) }
             return .upToDate(restoring: files.map { spec.display($0.path) })
         }
+    }
+
+    /// The values wired into a step, from the records of the settled steps they come from;
+    /// `nil` if one is not known.
+    private func knownInputs(of nested: NestedStep) -> [(name: String, value: JSONValue)]? {
+        var inputs: [(name: String, value: JSONValue)] = []
+        if nested.step.wireCount > 0 {
+            for (wire, role) in nested.step.wires where role != .condition {
+                guard let value = recordedValue(of: wire) else { return nil }
+                switch role {
+                case .input: inputs.append(("input", value))
+                case .environment(let name): inputs.append((name, .string(value.text)))
+                case .branch, .condition: break
+                }
+            }
+        }
+        if let parent = nested.parent.flatMap({ positions[$0] }),
+            case .group(let group) = steps[parent].step.kind, group.inputTo?.id == nested.step.id
+        {
+            guard let value = groupInput(of: parent) else { return nil }
+            inputs.append(("input", value))
+        }
+        return inputs
     }
 
     /// The value `wire` takes from a settled step's recorded output.
@@ -131,22 +157,21 @@ struct CachePreview {
     /// child's.
     private func output(of id: String) -> JSONValue? {
         var current = id
-        while case .group(let group)? = steps[current]?.step.kind {
+        while let position = positions[current], case .group(let group) = steps[position].step.kind
+        {
             guard let child = group.outputFrom?.id else { return .null }
             current = child
         }
-        guard let record = settled[current]?.record else {
-            return nil
-        }
+        guard let record = settled[current]?.record else { return nil }
         return cache.value(of: record)
     }
 
     /// The input a group forwards to its `inputTo` child, when known.
-    private func groupInput(of id: String) -> JSONValue? {
-        guard let nested = steps[id] else { return nil }
+    private func groupInput(of position: Int) -> JSONValue? {
+        let nested = steps[position]
         if let wire = nested.step.input { return recordedValue(of: wire) }
-        if let parent = nested.parent, case .group(let group)? = steps[parent]?.step.kind,
-            group.inputTo?.id == id
+        if let parent = nested.parent.flatMap({ positions[$0] }),
+            case .group(let group) = steps[parent].step.kind, group.inputTo?.id == nested.step.id
         {
             return groupInput(of: parent)
         }

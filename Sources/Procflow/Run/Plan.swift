@@ -30,7 +30,7 @@ struct Plan {
                     "runs one of \(plural(branch.cases.count + (branch.otherwise.isEmpty ? 0 : 1), "case"))"
                 )
             }
-            if incremental[step.id] != nil, let verdict = preview?.verdicts[step.id] {
+            if incremental[step.id] != nil, let verdict = preview?.verdict(on: step.id) {
                 notes.append(Self.describe(verdict))
             }
             if !notes.isEmpty { line += ": " + notes.joined(separator: "; ") }

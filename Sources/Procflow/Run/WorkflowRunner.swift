@@ -103,8 +103,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private let incrementalSteps: [String: IncrementalStep]
     /// The process groups of the run's commands.
     private let processGroups = ProcessGroups()
-    // Set once, at the end of init, before `self` is shared: the builder needs `self` to
-    // report to.
+    // Set once, by `runProcedures()` before any procedure starts; read only by procedures'
+    // callbacks and once they have finished. A run with nothing to do never builds one.
     private var builder: WorkflowBuilder!
 
     /// A runner for `workflow`, reporting to `reporters` in order; call ``run()`` to run it.
@@ -126,16 +126,21 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         let number = Self.runCount.wrappingAdd(1, ordering: .relaxed).newValue
         runID = [options.environment["PROCFLOW_RUN_ID"], "\(getpid())-\(number)"]
             .compactMap { $0 }.joined(separator: "/")
+        incrementalSteps =
+            options.cache == nil
+            ? [:] : IncrementalStep.all(in: workflow, directory: Self.directory(of: workflow))
+    }
+
+    /// The builder of the run's procedures.
+    private func makeBuilder() -> WorkflowBuilder {
         var environment = options.environment
         for (name, value) in workflow.variables { environment[name] = value }
         for (name, value) in workflow.environment { environment[name] = value }
         environment["PROCFLOW"] = options.executable
         environment["PROCFLOW_RUN_ID"] = runID
         let directory = Self.directory(of: workflow)
-        incrementalSteps =
-            options.cache == nil
-            ? [:] : IncrementalStep.all(in: workflow, directory: directory)
-        builder = WorkflowBuilder(
+        let options = options
+        return WorkflowBuilder(
             workflow: workflow,
             settings: .init(
                 environment: environment, directory: directory, gracePeriod: options.gracePeriod,
@@ -166,15 +171,16 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             // Nothing to run: no procedures to build, no processes to sweep.
             reportUpToDate(settled)
         } else {
-            builder.settle(settled)
-            runProcedures()
+            runProcedures(settled)
         }
         let summary = makeSummary(duration: Date().timeIntervalSince(started))
         emit(RunEvent(kind: .workflowFinished(summary)))
         return summary
     }
 
-    private func runProcedures() {
+    private func runProcedures(_ settled: [String: IncrementalStepProcedure.Settled]) {
+        builder = makeBuilder()
+        builder.settle(settled)
         let root = builder.buildRoot()
         let done = DispatchSemaphore(value: 0)
         root.addDidFinishBlockObserver { _, _ in done.signal() }

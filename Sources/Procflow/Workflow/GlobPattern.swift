@@ -30,25 +30,13 @@ public struct GlobPattern: Sendable, Equatable {
     public let text: String
     /// Whether it starts at the root rather than at the directory it is expanded in.
     let isAbsolute: Bool
+    /// Its names; empty for a pattern without wildcards or escapes, which ``literalPath``
+    /// says all of.
     let components: [Component]
-
     /// Whether it has no wildcard: it names one path, which need not exist.
-    var isLiteral: Bool {
-        components.allSatisfy {
-            if case .literal = $0 { return true }
-            return false
-        }
-    }
-
-    /// The path a literal pattern names, its escapes taken out.
-    var literalPath: String {
-        let names = components.map { component -> String in
-            if case .literal(let name) = component { return name }
-            return "*"
-        }
-        let joined = names.joined(separator: "/")
-        return isAbsolute ? "/" + joined : (joined.isEmpty ? "." : joined)
-    }
+    let isLiteral: Bool
+    /// The path a pattern without wildcards names, its escapes taken out.
+    let literalPath: String
 
     /// Parses `text`.
     ///
@@ -57,12 +45,29 @@ public struct GlobPattern: Sendable, Equatable {
     init(_ text: String) throws(Problem) {
         guard !text.isEmpty else { throw Problem(message: "a pattern must not be empty") }
         self.text = text
-        isAbsolute = text.hasPrefix("/")
+        isAbsolute = text.utf8.first == UInt8(ascii: "/")
+        // Most patterns are plain paths: a byte scan tells them.
+        guard text.utf8.contains(where: Self.isSpecial) else {
+            components = []
+            isLiteral = true
+            literalPath = text
+            return
+        }
         var components: [Component] = []
         for name in text.split(separator: "/") {
             if let component = try Self.component(name) { components.append(component) }
         }
         self.components = components
+        isLiteral = components.allSatisfy {
+            if case .literal = $0 { return true }
+            return false
+        }
+        let names = components.map { component -> String in
+            if case .literal(let name) = component { return name }
+            return "*"
+        }
+        let joined = names.joined(separator: "/")
+        literalPath = isAbsolute ? "/" + joined : (joined.isEmpty ? "." : joined)
     }
 
     /// The pattern that names `path` and nothing else, wildcard characters included.
@@ -70,9 +75,14 @@ public struct GlobPattern: Sendable, Equatable {
         guard !path.isEmpty else { throw Problem(message: "a path must not be empty") }
         text = path
         isAbsolute = path.hasPrefix("/")
-        components = path.split(separator: "/").compactMap {
-            $0 == "." ? nil : Component.literal(String($0))
-        }
+        components = []
+        isLiteral = true
+        literalPath = path
+    }
+
+    private static func isSpecial(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "*") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "[")
+            || byte == UInt8(ascii: "\\")
     }
 
     /// Why a pattern cannot be used.
@@ -83,6 +93,7 @@ public struct GlobPattern: Sendable, Equatable {
     private static func component(_ name: Substring) throws(Problem) -> Component? {
         if name == "." { return nil }
         if name == "**" { return .anyDirectories }
+        if !name.utf8.contains(where: isSpecial) { return .literal(String(name)) }
         var tokens: [Token] = []
         var hasWildcard = false
         var scalars = Array(name.unicodeScalars)[...]
