@@ -1,4 +1,5 @@
 import Foundation
+import ProcedureKit
 
 /// `procflow run FILE`: runs a workflow.
 struct RunCommand: ParsableCommand {
@@ -111,7 +112,7 @@ struct RunCommand: ParsableCommand {
     let force: Bool
     let noCache: Bool
     let explain: Bool
-    let stateDirectory: String?
+    let stateDirectoryPath: String?
 
     init(_ arguments: ParsedArguments<Option>) throws(ArgumentError) {
         workflow = try WorkflowArguments(
@@ -153,8 +154,8 @@ struct RunCommand: ParsableCommand {
         force = arguments.isSet(.force)
         noCache = arguments.isSet(.noCache)
         explain = arguments.isSet(.explain)
-        stateDirectory = arguments.value(.stateDir)
-        if noCache, force || stateDirectory != nil {
+        stateDirectoryPath = arguments.value(.stateDir)
+        if noCache, force || stateDirectoryPath != nil {
             throw ArgumentError(
                 message:
                     "--no-cache cannot be used with \(force ? "--force" : "--state-dir"): --no-cache neither reads nor writes the state"
@@ -163,10 +164,30 @@ struct RunCommand: ParsableCommand {
     }
 
     func run(console: Console) -> Int32 {
-        guard var workflow = workflow.load(console: console) else {
+        let snapshotKey = UpToDateSnapshot.Key(
+            workflow: resolve(workflow.file, in: "."),
+            overrides: workflow.variables.map { "\($0.name)=\($0.value)" }, only: only)
+        let usesSnapshot = !noCache && !force && !dryRun
+        if usesSnapshot,
+            let snapshot = UpToDateSnapshot.current(in: stateDirectory(), for: snapshotKey)
+        {
+            // Everything at once: nothing runs between the lines.
+            let text = Locked("")
+            var buffered = console
+            buffered.write = { output in text.withLock { $0 += output } }
+            _ = UpToDateReport.run(snapshot, reporters: [reporter(console: buffered)])
+            console.write(text.withLock { $0 })
+            return CommandLineTool.ExitStatus.success
+        }
+        let statusBeforeReading = (FileSystem.status(snapshotKey.workflow), FileSystem.now())
+        guard let (loaded, bytes) = workflow.loadWithBytes(console: console) else {
             return CommandLineTool.ExitStatus.usage
         }
+        var workflow = loaded
         let cache = openCache(for: workflow, console: console)
+        if usesSnapshot, let cache {
+            UpToDateSnapshot.remove(in: cache.directory, for: snapshotKey.workflow)
+        }
         if let only {
             guard let restricted = workflow.restricted(to: only) else {
                 let ids = workflow.allSteps.map(\.id)
@@ -190,6 +211,20 @@ struct RunCommand: ParsableCommand {
         if let warning = cache?.save() {
             console.writeError("warning: \(warning.escapingControlCharacters)\n")
         }
+        if usesSnapshot, runner.isUpToDate, let cache,
+            let files = cache.snapshotFiles(of: runner.incremental),
+            let indexStatus = cache.indexStatus
+        {
+            let (status, seenAt) = statusBeforeReading
+            let trusted = status.map {
+                seenAt - max($0.modified, $0.changed) > StepCache.racyWindow
+            }
+            UpToDateSnapshot(
+                key: snapshotKey, digest: SHA256.hash(bytes),
+                workflowStatus: trusted == true ? status : nil, indexStatus: indexStatus,
+                name: workflow.name, steps: runner.upToDateSteps, files: files
+            ).write(in: cache.directory)
+        }
         switch summary.result {
         case .succeeded: return CommandLineTool.ExitStatus.success
         case .failed: return CommandLineTool.ExitStatus.failure
@@ -209,6 +244,12 @@ struct RunCommand: ParsableCommand {
         return options
     }
 
+    /// The state directory: `--state-dir`, else `.procflow` beside the workflow.
+    private func stateDirectory() -> StateDirectory {
+        stateDirectoryPath.map { StateDirectory(path: resolve($0, in: ".")) }
+            ?? .beside(workflow: workflow.file)
+    }
+
     /// The state of the workflow's incremental steps, unless `--no-cache` or no step is
     /// incremental; prints the warnings reading it gave.
     private func openCache(for workflow: Workflow, console: Console) -> StepCache? {
@@ -219,10 +260,8 @@ struct RunCommand: ParsableCommand {
             if nested.step.caching.isIncremental { incremental = true }
         }
         guard !noCache, incremental else { return nil }
-        let directory =
-            stateDirectory.map { StateDirectory(path: resolve($0, in: ".")) }
-            ?? .beside(workflow: workflow.path)
-        let cache = StepCache(directory: directory, workflowFile: workflow.path, stepIDs: ids)
+        let cache = StepCache(
+            directory: stateDirectory(), workflowFile: workflow.path, stepIDs: ids)
         for warning in cache.warnings {
             console.writeError("warning: \(warning.escapingControlCharacters)\n")
         }

@@ -45,6 +45,19 @@ enum FileSystem {
         return FileStatus(buffer)
     }
 
+    /// The status of `path`, following symbolic links, looked up from `directory` (an open
+    /// directory whose path is `prefix`, ending with `/`) when it is below it: a shorter walk
+    /// for the kernel than from the root.
+    static func status(_ path: String, below directory: Int32, prefix: String) -> FileStatus? {
+        guard directory >= 0, path.utf8.starts(with: prefix.utf8) else { return status(path) }
+        var buffer = stat()
+        let relative = path.utf8.dropFirst(prefix.utf8.count)
+        let found = String(Substring(relative)).withCString {
+            fstatat(directory, $0, &buffer, 0) == 0
+        }
+        return found ? FileStatus(buffer) : nil
+    }
+
     static func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
     }

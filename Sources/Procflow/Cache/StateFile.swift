@@ -8,6 +8,8 @@ enum StateFile {
         case index = 0x0058_4544_4E49_4650
         /// The ``StepRecord``s of one key: "PFHIST\0\0".
         case history = 0x0000_5453_4948_4650
+        /// An ``UpToDateSnapshot``: "PFSNAP\0\0".
+        case snapshot = 0x0000_5041_4E53_4650
     }
 
     /// The format version this procflow reads and writes.

@@ -228,6 +228,11 @@ public final class StepCache: @unchecked Sendable {
 
     private static let null = Array("null".utf8)
 
+    /// The record of the last successful run of the step `id`.
+    func latestRecord(of id: String) -> StepRecord? {
+        state.withLock { $0.index.steps[id] }
+    }
+
     // MARK: - Recording
 
     /// Records a successful run of `step`, which started at `startedAt` (nanoseconds since
@@ -474,6 +479,42 @@ public final class StepCache: @unchecked Sendable {
         let what =
             FileSystem.exists(output.path) ? "\(name) changed since it was made" : "\(name) missing"
         return outputs.count > 1 ? "\(what) (and \(outputs.count - 1) more)" : what
+    }
+
+    // MARK: - Snapshots
+
+    /// Every file the last records of `steps` say they read and made, with its trusted
+    /// status (`nil` for a source that did not exist); `nil` if a status is not trusted, or
+    /// a step's sources come from a wildcard or a directory (their listings would count too).
+    func snapshotFiles(of steps: [IncrementalStep]) -> [(path: String, status: FileStatus?)]? {
+        var files: [(path: String, status: FileStatus?)] = []
+        var seen: Set<String> = []
+        for step in steps {
+            guard step.sources.patterns.isEmpty, let record = latestRecord(of: step.id) else {
+                return nil
+            }
+            let recorded = Set(record.sources.map(\.path))
+            guard step.sources.paths.allSatisfy(recorded.contains) else { return nil }
+            for source in record.sources + record.discovered where seen.insert(source.path).inserted
+            {
+                guard source.digest != nil else {
+                    files.append((source.path, nil))
+                    continue
+                }
+                guard let status = source.status else { return nil }
+                files.append((source.path, status))
+            }
+            for output in record.outputs where seen.insert(output.path).inserted {
+                guard let status = output.status else { return nil }
+                files.append((output.path, status))
+            }
+        }
+        return files
+    }
+
+    /// The index file's status now.
+    var indexStatus: FileStatus? {
+        FileSystem.status(directory.index(for: workflowFile))
     }
 
     // MARK: - Saving

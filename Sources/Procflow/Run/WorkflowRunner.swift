@@ -101,6 +101,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     public let runID: String
     /// The incremental steps, by id, when the run uses the cache.
     private let incrementalSteps: [String: IncrementalStep]
+    /// Whether the run found every step up to date, and ran nothing. Set by ``run()``, and
+    /// read once it has returned.
+    private(set) var isUpToDate = false
     /// The process groups of the run's commands.
     private let processGroups = ProcessGroups()
     // Set once, by `runProcedures()` before any procedure starts; read only by procedures'
@@ -167,13 +170,19 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         let started = Date()
         emit(RunEvent(kind: .workflowStarted(name: workflow.name, steps: order)))
         let (settled, everything) = settleUpToDateSteps()
+        var summary: RunSummary
         if everything, state.withLock({ $0.interrupted == nil }) {
             // Nothing to run: no procedures to build, no processes to sweep.
-            reportUpToDate(settled)
+            let rows = UpToDateReport.report(
+                upToDateSteps, notes: settled.compactMapValues(\.note), to: emit)
+            summary = RunSummary(
+                name: workflow.name, rows: rows, result: .succeeded,
+                duration: Date().timeIntervalSince(started))
+            isUpToDate = true
         } else {
             runProcedures(settled)
+            summary = makeSummary(duration: Date().timeIntervalSince(started))
         }
-        let summary = makeSummary(duration: Date().timeIntervalSince(started))
         emit(RunEvent(kind: .workflowFinished(summary)))
         return summary
     }
@@ -220,24 +229,20 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         return (settled, preview.settlesEverything)
     }
 
-    /// Reports a run in which every step was up to date.
-    private func reportUpToDate(_ settled: [String: IncrementalStepProcedure.Settled]) {
-        for id in order {
-            if let step = settled[id] {
-                state.withLock {
-                    $0.records[id]?.status = .cached
-                    $0.records[id]?.reason = step.note
-                }
-                emit(step: id, .stepCached(note: step.note))
-            } else {
-                started(id)
-                state.withLock {
-                    $0.records[id]?.status = .succeeded
-                    $0.records[id]?.duration = 0
-                }
-                emit(step: id, .stepSucceeded(duration: 0))
+    /// The steps, as an up-to-date run reports them.
+    var upToDateSteps: [UpToDateSnapshot.Step] {
+        state.withLock { state in
+            order.map { id in
+                UpToDateSnapshot.Step(
+                    id: id, path: state.records[id]?.path ?? [],
+                    isContainer: stepsByID[id]?.kind.isLeaf == false)
             }
         }
+    }
+
+    /// The incremental steps of the run.
+    var incremental: [IncrementalStep] {
+        order.compactMap { incrementalSteps[$0] }
     }
 
     /// Cancels the run because procflow received `signal`: running commands get the signal,
