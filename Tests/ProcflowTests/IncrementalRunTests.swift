@@ -545,3 +545,33 @@ struct IncrementalFieldTests {
         #expect(CacheCommand.size("-1") == nil)
     }
 }
+
+@Suite("Incremental fields in graphs")
+struct IncrementalGraphTests {
+    static let json = workflow(
+        #"{"id": "cc", "kind": "shell", "run": "cc", "sources": ["a.c"], "generates": ["a.o"], "depfile": "a.d"}, {"id": "get", "kind": "http", "url": "http://x", "cache": true}"#
+    )
+
+    @Test func textShowsWhatEachStepDeclares() throws {
+        let graph = WorkflowGraph(try loadWorkflow(Self.json).get())
+        #expect(
+            GraphFormat.text.render(graph) == """
+                workflow "test": 2 procedures
+                cc [shell]
+                  sources: a.c; generates: a.o; depfile: a.d
+                get [http]
+                  cache: true
+
+                """)
+    }
+
+    @Test func jsonHasTheFieldsOnItsNodes() throws {
+        let graph = WorkflowGraph(try loadWorkflow(Self.json).get())
+        let text = GraphFormat.json.render(graph)
+        #expect(
+            text.contains(
+                #"{"depfile":"a.d","generates":["a.o"],"id":"cc","kind":"shell","parent":null,"sources":["a.c"]}"#
+            ))
+        #expect(text.contains(#"{"cache":true,"id":"get","kind":"http","parent":null}"#))
+    }
+}

@@ -15,6 +15,8 @@ public struct WorkflowGraph: Sendable {
         public var depth: Int
         /// Whether it is a group or a branch.
         public var isContainer: Bool
+        /// What it declares for incremental runs.
+        public var caching = Caching()
     }
 
     /// What an edge means.
@@ -62,7 +64,7 @@ public struct WorkflowGraph: Sendable {
                 Node(
                     id: step.id, kind: kindName(step), parent: nested.parent,
                     branchCase: branchCase, depth: nested.path.count,
-                    isContainer: !step.children.isEmpty || step.isContainer))
+                    isContainer: !step.children.isEmpty || step.isContainer, caching: step.caching))
             addEdges(of: step)
         }
     }

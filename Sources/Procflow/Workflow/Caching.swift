@@ -1,6 +1,6 @@
 /// What a step reads and makes, for incremental runs: its `sources`, `generates`, `depfile`
 /// and `cache` fields.
-public struct Caching: Sendable {
+public struct Caching: Sendable, Equatable {
     /// The files whose content the step's result depends on, relative to its working
     /// directory.
     public var sources: [GlobPattern] = []
