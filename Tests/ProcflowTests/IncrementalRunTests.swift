@@ -303,6 +303,17 @@ struct IncrementalRunTests {
         #expect(garbage.stderr.contains("not a procflow state file"))
     }
 
+    @Test func aStateDirectoryThatCannotBeWrittenIsAWarningNotAFailure() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        try fixture.write("blocker", "a file where the state directory would go\n")
+        let result = try fixture.run(["--state-dir", "blocker/state"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fixture.ran.sorted() == ["gen", "other", "use"])
+        #expect(result.stderr.contains("warning: gen: mid.txt could not be stored: "))
+        #expect(result.stderr.contains("warning: the state could not be saved: "))
+    }
+
     @Test func aDamagedStoredCopyIsNotRestored() throws {
         let fixture = try Self.pipelineFixture()
         defer { fixture.remove() }

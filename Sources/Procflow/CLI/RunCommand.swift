@@ -208,7 +208,7 @@ struct RunCommand: ParsableCommand {
         let signals = SignalForwarding(runner: runner)
         let summary = runner.run()
         signals.stop()
-        if let warning = cache?.save() {
+        for warning in (cache?.takeProblems() ?? []) + [cache?.save()].compactMap({ $0 }) {
             console.writeError("warning: \(warning.escapingControlCharacters)\n")
         }
         if usesSnapshot, runner.isUpToDate, let cache,

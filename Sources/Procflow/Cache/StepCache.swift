@@ -31,6 +31,8 @@ public final class StepCache: @unchecked Sendable {
         var hashed: [String: Hashed] = [:]
         /// Bytes this run added to the store.
         var storedBytes: Int64 = 0
+        /// What went wrong writing the state directory during the run.
+        var problems: [String] = []
     }
 
     /// A file hashed in this run, with its status then, and whether that status can be
@@ -244,7 +246,6 @@ public final class StepCache: @unchecked Sendable {
     func record(
         _ step: IncrementalStep, fingerprint: StepRecord, value: JSONValue, startedAt: Int64
     ) throws(CacheProblem) {
-        try directory.prepare()
         var record = fingerprint
         record.outputs = try storeOutputs(of: step)
         record.discovered = try readDepfile(of: step, declared: fingerprint, startedAt: startedAt)
@@ -253,7 +254,11 @@ public final class StepCache: @unchecked Sendable {
             state.index.steps[step.id] = record
             state.changedSteps.insert(step.id)
         }
-        try? addToHistory(record)
+        do {
+            try addToHistory(record)
+        } catch {
+            note("\(step.id): its run could not be added to the history: \(error.message)")
+        }
     }
 
     private func storeOutputs(of step: IncrementalStep) throws(CacheProblem)
@@ -266,7 +271,15 @@ public final class StepCache: @unchecked Sendable {
                     message: "it did not make \(step.display(path)), which it generates")
             }
             let hashedAt = FileSystem.now()
-            let stored = try store.add(fileAt: path)
+            let stored: ContentStore.Stored
+            do {
+                try directory.prepare()
+                stored = try store.add(fileAt: path)
+            } catch {
+                // The store cannot keep it: the run still counts, but cannot be put back.
+                note("\(step.id): \(step.display(path)) could not be stored: \(error.message)")
+                stored = try store.add(fileAt: path, store: false)
+            }
             let trusted = remember(path, stored, hashedAt: hashedAt)
             state.withLock { $0.storedBytes += stored.added }
             outputs.append(
@@ -312,6 +325,19 @@ public final class StepCache: @unchecked Sendable {
                 StepRecord.Source(path: path, digest: seen.digest, status: seen.status))
         }
         return discovered
+    }
+
+    /// Keeps a problem with the state directory, for the run's warnings.
+    private func note(_ problem: String) {
+        state.withLock { if !$0.problems.contains(problem) { $0.problems.append(problem) } }
+    }
+
+    /// The problems writing the state directory met so far, each once; forgets them.
+    public func takeProblems() -> [String] {
+        state.withLock { state in
+            defer { state.problems = [] }
+            return state.problems
+        }
     }
 
     // MARK: - Files
