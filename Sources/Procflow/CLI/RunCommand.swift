@@ -253,13 +253,12 @@ struct RunCommand: ParsableCommand {
     /// The state of the workflow's incremental steps, unless `--no-cache` or no step is
     /// incremental; prints the warnings reading it gave.
     private func openCache(for workflow: Workflow, console: Console) -> StepCache? {
-        var ids: Set<String> = []
+        guard !noCache else { return nil }
         var incremental = false
-        workflow.forEachStep { nested in
-            ids.insert(nested.step.id)
-            if nested.step.caching.isIncremental { incremental = true }
-        }
-        guard !noCache, incremental else { return nil }
+        workflow.forEachStep { incremental = incremental || $0.step.caching.isIncremental }
+        guard incremental else { return nil }
+        var ids: Set<String> = []
+        workflow.forEachStep { ids.insert($0.step.id) }
         let cache = StepCache(
             directory: stateDirectory(), workflowFile: workflow.path, stepIDs: ids)
         for warning in cache.warnings {

@@ -44,14 +44,14 @@ struct StepRecord: Sendable, Equatable {
     /// The digest of everything known before the step runs (not what its depfile names):
     /// the name of its history in the state directory.
     var key: Digest {
-        var hasher = SHA256()
         var writer = BinaryWriter()
-        writeKeyFields(to: &writer)
-        hasher.update(writer.bytes)
-        return hasher.finalize()
+        writeInputs(to: &writer)
+        write(sources, statuses: false, to: &writer)
+        return SHA256.hash(writer.bytes)
     }
 
-    private func writeKeyFields(to writer: inout BinaryWriter) {
+    /// Its definition, environment, directory and wired values.
+    private func writeInputs(to writer: inout BinaryWriter) {
         writer.write(definition)
         writer.write(environment)
         writer.write(directory)
@@ -60,37 +60,23 @@ struct StepRecord: Sendable, Equatable {
             writer.write(input.name)
             writer.write(input.digest)
         }
-        write(sources, to: &writer)
     }
 
-    /// The files' paths and digests: what a key is made of.
-    private func write(_ files: [Source], to writer: inout BinaryWriter) {
+    /// The files' paths and digests, and with `statuses` their statuses.
+    private func write(_ files: [Source], statuses: Bool, to writer: inout BinaryWriter) {
         writer.write(UInt32(files.count))
         for file in files {
             writer.write(file.path)
             writer.write(file.digest != nil)
             writer.write(file.digest ?? .unknown)
+            if statuses { writer.write(file.status) }
         }
     }
 
     func write(to writer: inout BinaryWriter) {
-        writer.write(definition)
-        writer.write(environment)
-        writer.write(directory)
-        writer.write(UInt32(inputs.count))
-        for input in inputs {
-            writer.write(input.name)
-            writer.write(input.digest)
-        }
-        for files in [sources, discovered] {
-            writer.write(UInt32(files.count))
-            for file in files {
-                writer.write(file.path)
-                writer.write(file.digest != nil)
-                writer.write(file.digest ?? .unknown)
-                writer.write(file.status)
-            }
-        }
+        writeInputs(to: &writer)
+        write(sources, statuses: true, to: &writer)
+        write(discovered, statuses: true, to: &writer)
         writer.write(UInt32(outputs.count))
         for output in outputs {
             writer.write(output.path)

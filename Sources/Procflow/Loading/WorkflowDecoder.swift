@@ -120,6 +120,7 @@ struct WorkflowDecoder {
         if requireSome, items.isEmpty {
             report.error("the list of procedures is empty", at: node.offset, pointer)
         }
+        let pointer = pointer.materialized
         return items.enumerated().compactMap { position, item in
             decodeStep(item, at: pointer.appending(position))
         }
@@ -144,8 +145,7 @@ struct WorkflowDecoder {
         let timeout = object.number("timeout", in: 0.001...Double.greatestFiniteMagnitude)
         let continueOnError = object.bool("continueOnError") ?? false
         let always = object.bool("always") ?? false
-        let caching = decodeCaching(
-            &object, fields: Self.kindFields[kindName?.rawValue ?? ""] ?? [])
+        let caching = decodeCaching(&object, kind: kindName)
 
         var kind: Step.Kind?
         switch kindName {
@@ -173,18 +173,23 @@ struct WorkflowDecoder {
             pointer: pointer, offset: object.offset)
     }
 
-    /// The fields of incremental runs among `fields` (those the step's kind has); the others
-    /// are left unread, to be reported as not applying.
-    private func decodeCaching(_ object: inout ObjectReader, fields: [String]) -> Caching {
+    /// The fields of incremental runs that a step of `kind` has (as ``kindFields`` lists
+    /// them); the others are left unread, to be reported as not applying.
+    private func decodeCaching(_ object: inout ObjectReader, kind: KindName?) -> Caching {
         var caching = Caching()
-        if fields.contains("sources") { caching.sources = decodePatterns(&object, "sources") }
-        if fields.contains("generates") {
+        switch kind {
+        case .shell, .file:
+            caching.sources = decodePatterns(&object, "sources")
             caching.generates = decodePatterns(&object, "generates")
+            if kind == .shell {
+                caching.depfile = object.string("depfile", nonEmpty: true, substitute: true)
+            }
+            caching.cache = object.bool("cache")
+        case .http:
+            caching.cache = object.bool("cache")
+        case .group, .branch, nil:
+            break
         }
-        if fields.contains("depfile") {
-            caching.depfile = object.string("depfile", nonEmpty: true, substitute: true)
-        }
-        if fields.contains("cache") { caching.cache = object.bool("cache") }
         return caching
     }
 

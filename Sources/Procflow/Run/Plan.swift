@@ -10,10 +10,9 @@ struct Plan {
             ? [:]
             : IncrementalStep.all(in: workflow, directory: WorkflowRunner.directory(of: workflow))
         let preview = cache.map { CachePreview(workflow, incremental: incremental, cache: $0) }
-        var lines = [
-            "plan for \(workflow.name): \(plural(workflow.allSteps.count, "step")), in order"
-        ]
-        for (number, entry) in Self.order(workflow).enumerated() {
+        let order = Self.order(workflow)
+        var lines = ["plan for \(workflow.name): \(plural(order.count, "step")), in order"]
+        for (number, entry) in order.enumerated() {
             let (step, path) = entry
             let name = (path + [step.id]).joined(separator: "/")
             var line = "\(number + 1). \(name) [\(Self.describe(step))]"
@@ -81,17 +80,54 @@ struct Plan {
                 next[other].append(index)
             }
         }
-        var ready = (0..<entries.count).filter { waiting[$0] == 0 }
+        // The first ready step in file order next: a heap, as sorting at each step would be
+        // quadratic.
+        var ready = MinimumHeap((0..<entries.count).filter { waiting[$0] == 0 })
         var result: [(Step, [String])] = []
-        while !ready.isEmpty {
-            ready.sort()
-            let index = ready.removeFirst()
+        result.reserveCapacity(entries.count)
+        while let index = ready.pop() {
             result.append(entries[index])
             for successor in next[index] {
                 waiting[successor] -= 1
-                if waiting[successor] == 0 { ready.append(successor) }
+                if waiting[successor] == 0 { ready.push(successor) }
             }
         }
         return result
+    }
+}
+
+/// A binary min-heap of positions.
+private struct MinimumHeap {
+    private var items: [Int]
+
+    /// A heap of `sorted`, which is in ascending order (so a heap already).
+    init(_ sorted: [Int]) {
+        items = sorted
+    }
+
+    mutating func push(_ item: Int) {
+        items.append(item)
+        var child = items.count - 1
+        while child > 0, items[(child - 1) / 2] > items[child] {
+            items.swapAt(child, (child - 1) / 2)
+            child = (child - 1) / 2
+        }
+    }
+
+    mutating func pop() -> Int? {
+        guard let first = items.first else { return nil }
+        let last = items.removeLast()
+        guard !items.isEmpty else { return first }
+        items[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            guard left < items.count else { break }
+            let smaller = left + 1 < items.count && items[left + 1] < items[left] ? left + 1 : left
+            guard items[smaller] < items[parent] else { break }
+            items.swapAt(parent, smaller)
+            parent = smaller
+        }
+        return first
     }
 }
