@@ -11,14 +11,6 @@ final class IncrementalStepProcedure: GroupProcedure, InputProcedure, OutputProc
     // @unchecked Sendable: mutable state lives in `values`, a `Locked` mutex; the rest is
     // constant.
 
-    /// A step found up to date before the run started, its files already put back.
-    struct Settled: Sendable {
-        /// The output its last run gave.
-        let value: JSONValue
-        /// What was put back, if anything.
-        let note: String?
-    }
-
     /// What the cache needs of the run.
     struct Context: Sendable {
         let cache: StepCache
@@ -41,22 +33,18 @@ final class IncrementalStepProcedure: GroupProcedure, InputProcedure, OutputProc
     private let work: any OutputProcedure<JSONValue>
     private let environmentInputs: ShellProcedure.EnvironmentInputs?
     private let context: Context
-    /// The outcome, for a step found up to date before the run.
-    private let settled: Settled?
     private let values = Locked(Values())
 
     /// Wraps `work`, the procedure of `step`, whose wired environment values (for a shell
     /// step) are `environmentInputs`.
     init(
         _ step: IncrementalStep, work: any OutputProcedure<JSONValue>,
-        environmentInputs: ShellProcedure.EnvironmentInputs?, context: Context,
-        settled: Settled?
+        environmentInputs: ShellProcedure.EnvironmentInputs?, context: Context
     ) {
         self.step = step
         self.work = work
         self.environmentInputs = environmentInputs
         self.context = context
-        self.settled = settled
         super.init(operations: [])
     }
 
@@ -76,13 +64,6 @@ final class IncrementalStepProcedure: GroupProcedure, InputProcedure, OutputProc
     }
 
     override func execute() {
-        if let settled {
-            values.withLock {
-                $0.output = .ready(.success(settled.value))
-                $0.cachedNote = .some(settled.note)
-            }
-            return super.execute()
-        }
         let cache = context.cache
         var decision = decide()
         if let record = decision.record {

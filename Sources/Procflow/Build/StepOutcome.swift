@@ -20,10 +20,11 @@ public enum StepOutcome: Sendable, Equatable {
 
     /// Classifies a finished procedure by its error and whether it was cancelled.
     public static func of(_ procedure: Procedure) -> StepOutcome {
-        if procedure.error == nil, !procedure.isCancelled,
-            let note = (procedure as? IncrementalStepProcedure)?.cachedNote
-        {
-            return .cached(note)
+        if procedure.error == nil, !procedure.isCancelled {
+            if let settled = procedure as? SettledStepProcedure { return .cached(settled.note) }
+            if let note = (procedure as? IncrementalStepProcedure)?.cachedNote {
+                return .cached(note)
+            }
         }
         return classify(error: procedure.error, cancelled: procedure.isCancelled)
     }

@@ -44,7 +44,7 @@ final class WorkflowBuilder: @unchecked Sendable {
     /// The procedure standing for each step built so far.
     private let nodes = Locked([String: any OutputProcedure<JSONValue>]())
     /// Incremental steps found up to date before the run, by id.
-    private let settled = Locked([String: IncrementalStepProcedure.Settled]())
+    private let settled = Locked([String: SettledStepProcedure]())
     /// The environment values wired into each shell step, shared by its retry's attempts.
     private let environmentInputs = Locked([String: ShellProcedure.EnvironmentInputs]())
 
@@ -59,7 +59,7 @@ final class WorkflowBuilder: @unchecked Sendable {
 
     /// Makes the steps found up to date before the run give their outcome without asking the
     /// cache again; call before ``buildRoot()``.
-    func settle(_ steps: [String: IncrementalStepProcedure.Settled]) {
+    func settle(_ steps: [String: SettledStepProcedure]) {
         settled.withLock { $0 = steps }
     }
 
@@ -125,26 +125,46 @@ final class WorkflowBuilder: @unchecked Sendable {
             ) { [self] steps in build(steps) }
             if let timeout = step.timeout { procedure.addObserver(TimeoutObserver(by: timeout)) }
             node = procedure
-        case .shell(let shell):
-            let inputs = ShellProcedure.EnvironmentInputs()
-            environmentInputs.withLock { $0[step.id] = inputs }
-            node = incremental(
-                step, attempts(of: step) { [self] in makeShell(step, shell, inputs: inputs) },
-                environmentInputs: inputs)
-        case .http(let http):
-            node = incremental(
-                step, attempts(of: step) { [self] in makeHTTP(http, timeout: step.timeout) })
-        case .file(let operation):
-            node = incremental(step, attempts(of: step) { [self] in makeFile(operation) })
+        case .shell, .http, .file:
+            if let settled = settled.withLock({ $0[step.id] }) {
+                // Wired like any step (its environment inputs arrive, unused), so that it
+                // waits for what it takes data from.
+                if case .shell = step.kind {
+                    environmentInputs.withLock { $0[step.id] = ShellProcedure.EnvironmentInputs() }
+                }
+                node = settled
+                break
+            }
+            node = makeLeaf(step)
         }
         node.name = step.id
         node.addObserver(
             StepObserver(
                 id: step.id, events: events,
-                announcesStart: !(node is IncrementalStepProcedure)))
+                announcesStart: !(node is IncrementalStepProcedure || node is SettledStepProcedure))
+        )
         nodes.withLock { $0[step.id] = node }
         built.append(step)
         return node
+    }
+
+    /// The procedure of a step that does work itself.
+    private func makeLeaf(_ step: Step) -> any OutputProcedure<JSONValue> {
+        switch step.kind {
+        case .shell(let shell):
+            let inputs = ShellProcedure.EnvironmentInputs()
+            environmentInputs.withLock { $0[step.id] = inputs }
+            return incremental(
+                step, attempts(of: step) { [self] in makeShell(step, shell, inputs: inputs) },
+                environmentInputs: inputs)
+        case .http(let http):
+            return incremental(
+                step, attempts(of: step) { [self] in makeHTTP(http, timeout: step.timeout) })
+        case .file(let operation):
+            return incremental(step, attempts(of: step) { [self] in makeFile(operation) })
+        case .group, .branch:
+            preconditionFailure("\(step.id) holds other steps")
+        }
     }
 
     /// `work`, the procedure of `step`, wrapped to run only when the cache says it must, if the
@@ -158,7 +178,7 @@ final class WorkflowBuilder: @unchecked Sendable {
         }
         return IncrementalStepProcedure(
             spec, work: work, environmentInputs: environmentInputs,
-            context: incremental.context, settled: settled.withLock { $0[step.id] })
+            context: incremental.context)
     }
 
     /// The step's procedure: one attempt, or a retry making attempts with `make`. Each attempt

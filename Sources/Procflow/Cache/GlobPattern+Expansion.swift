@@ -56,13 +56,14 @@ extension GlobPattern {
 extension IncrementalStep.Files {
     /// Every file named, with its status; a path named without wildcards that does not exist
     /// comes with a `nil` status. Sorted by path, each once.
-    func expand(in directory: String, excluding excluded: String?) -> [(
-        path: String, status: FileStatus?
-    )] {
+    func expand(
+        in directory: String, excluding excluded: String?,
+        status: (String) -> FileStatus? = FileSystem.status
+    ) -> [(path: String, status: FileStatus?)] {
         var found: [(path: String, status: FileStatus?)] = []
         for path in paths {
             if excluded.map({ path == $0 || path.hasPrefix($0 + "/") }) ?? false { continue }
-            guard let status = FileSystem.status(path) else {
+            guard let status = status(path) else {
                 found.append((path, nil))
                 continue
             }

@@ -33,6 +33,9 @@ public final class StepCache: @unchecked Sendable {
         var storedBytes: Int64 = 0
         /// What went wrong writing the state directory during the run.
         var problems: [String] = []
+        /// While nothing runs (``whileNothingRuns(_:)``): the statuses seen, so that a file
+        /// many steps read is looked at once.
+        var statuses: [String: FileStatus?]?
     }
 
     /// A file hashed in this run, with its status then, and whether that status can be
@@ -116,7 +119,9 @@ public final class StepCache: @unchecked Sendable {
     ) -> StepRecord {
         let recorded = latest?.sources ?? []
         var next = 0
-        let sources = step.sources.expand(in: step.directory, excluding: directory.path).map {
+        let sources = step.sources.expand(
+            in: step.directory, excluding: directory.path, status: status(of:)
+        ).map {
             file -> StepRecord.Source in
             // Both lists are sorted by path.
             while next < recorded.count, recorded[next].path < file.path { next += 1 }
@@ -342,6 +347,22 @@ public final class StepCache: @unchecked Sendable {
 
     // MARK: - Files
 
+    /// Calls `body`, during which no file changes (nothing runs): each file's status is
+    /// looked up once.
+    func whileNothingRuns<T>(_ body: () -> T) -> T {
+        state.withLock { $0.statuses = [:] }
+        defer { state.withLock { $0.statuses = nil } }
+        return body()
+    }
+
+    /// The status of `path`, from the statuses seen if nothing runs.
+    private func status(of path: String) -> FileStatus? {
+        if let seen = state.withLock({ $0.statuses?[path] }) { return seen }
+        let status = FileSystem.status(path)
+        state.withLock { $0.statuses?[path] = .some(status) }
+        return status
+    }
+
     /// The file at `path`, whose status is `status` (`nil` if there is none): read only if
     /// its status is not the trusted one `recorded` has, nor that of a reading in this run.
     private func observe(_ path: String, status: FileStatus?, recorded: StepRecord.Source?)
@@ -350,6 +371,12 @@ public final class StepCache: @unchecked Sendable {
         guard let status else { return Observed(digest: nil, status: nil) }
         if status.isDirectory { return Observed(digest: Self.directoryDigest, status: nil) }
         if let recorded, let known = recorded.status, known.looksUnchanged(from: status) {
+            if let digest = recorded.digest {
+                // For the rest of the run: other steps, and this one's record, may ask again.
+                state.withLock {
+                    $0.hashed[path] = Hashed(status: known, digest: digest, isTrusted: true)
+                }
+            }
             return Observed(digest: recorded.digest, status: known)
         }
         if let hashed = state.withLock({ $0.hashed[path] }),
@@ -387,7 +414,7 @@ public final class StepCache: @unchecked Sendable {
         var result = files
         for index in files.indices {
             let file = files[index]
-            let seen = observe(file.path, status: FileSystem.status(file.path), recorded: file)
+            let seen = observe(file.path, status: status(of: file.path), recorded: file)
             guard seen.digest == file.digest else { return nil }
             result[index].status = seen.status
         }
@@ -401,7 +428,7 @@ public final class StepCache: @unchecked Sendable {
         for index in outputs.indices {
             let output = outputs[index]
             let seen = observe(
-                output.path, status: FileSystem.status(output.path),
+                output.path, status: status(of: output.path),
                 recorded: StepRecord.Source(
                     path: output.path, digest: output.digest, status: output.status))
             if seen.digest == output.digest {
@@ -463,7 +490,7 @@ public final class StepCache: @unchecked Sendable {
         reasons += compare(current.sources, with: latest.sources, of: step)
         if reasons.isEmpty {
             for file in latest.discovered {
-                let seen = observe(file.path, status: FileSystem.status(file.path), recorded: file)
+                let seen = observe(file.path, status: status(of: file.path), recorded: file)
                 guard seen.digest != file.digest else { continue }
                 reasons.append(
                     seen.digest == nil

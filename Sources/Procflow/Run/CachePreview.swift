@@ -43,7 +43,9 @@ struct CachePreview {
         isSettled = Array(repeating: false, count: steps.count)
         self.incremental = incremental
         self.cache = cache
-        for position in steps.indices { evaluate(position) }
+        cache.whileNothingRuns {
+            for position in steps.indices { evaluate(position) }
+        }
     }
 
     /// The verdict on the step `id`.

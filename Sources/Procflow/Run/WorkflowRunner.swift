@@ -187,7 +187,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         return summary
     }
 
-    private func runProcedures(_ settled: [String: IncrementalStepProcedure.Settled]) {
+    private func runProcedures(_ settled: [String: SettledStepProcedure]) {
         builder = makeBuilder()
         builder.settle(settled)
         let root = builder.buildRoot()
@@ -209,19 +209,20 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// generated files; and tells whether that is every step. If a file cannot be put back,
     /// nothing is settled: each step asks the cache when it is about to run.
     private func settleUpToDateSteps() -> (
-        settled: [String: IncrementalStepProcedure.Settled], everything: Bool
+        settled: [String: SettledStepProcedure], everything: Bool
     ) {
         guard let cache = options.cache, !options.force, !incrementalSteps.isEmpty else {
             return ([:], false)
         }
         let preview = CachePreview(workflow, incremental: incrementalSteps, cache: cache)
-        var settled: [String: IncrementalStepProcedure.Settled] = [:]
+        var settled: [String: SettledStepProcedure] = [:]
         for (id, decision) in preview.settled {
             guard let record = decision.record, let value = cache.value(of: record),
                 let step = incrementalSteps[id]
             else { return ([:], false) }
             do {
-                settled[id] = .init(value: value, note: try cache.settle(decision, for: step))
+                settled[id] = SettledStepProcedure(
+                    value: value, note: try cache.settle(decision, for: step))
             } catch {
                 return ([:], false)
             }
