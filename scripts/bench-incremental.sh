@@ -11,7 +11,8 @@
 #    make's and go-task's (`sources`/`generates`, `method: checksum`).
 #
 # procflow is the static release build scripts/install.sh makes. Each tool builds its own
-# copy of the project. Missing tools are installed: hyperfine and ninja-build with apt-get,
+# copy of the project. The machine may be shared: each scenario is measured in rounds, the
+# tools taking turns in each, so that a change of load weighs on all of them alike. Missing tools are installed: hyperfine and ninja-build with apt-get,
 # go-task with `pip install go-task-bin`. Prints one Markdown table per part.
 #
 # Usage: scripts/bench-incremental.sh [--quick]
@@ -20,10 +21,10 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-files=300 steps=2000 full_runs=3 edit_runs=5 noop_runs=30
+files=300 steps=2000 rounds=5 noop_runs=10
 case "${1:-}" in
     "") ;;
-    --quick) files=60 steps=200 full_runs=1 edit_runs=2 noop_runs=5 ;;
+    --quick) files=60 steps=200 rounds=1 noop_runs=5 ;;
     *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
 esac
 jobs=2
@@ -141,9 +142,19 @@ run_procflow=("$procflow" run "$c/build.json" --max-concurrent "$jobs")
 run_ninja=(ninja -C "$tmp/c-ninja" -j "$jobs")
 run_make=(make -C "$tmp/c-make" -r -j "$jobs")
 quiet() { "$@" > /dev/null 2>&1; }
-hyperfine_options=(-N --style basic --export-json)
+hyperfine_options=(-N --style basic)
 # Prepare commands run through bash: with -N, hyperfine splits them into words itself.
 sh() { printf "bash -c %q" "$1"; }
+# measure NAME RUNS HYPERFINE-ARGUMENTS...: $rounds rounds of hyperfine, RUNS runs of each
+# command a round, exported to $tmp/NAME-ROUND.json.
+measure() {
+    local name=$1 runs=$2
+    shift 2
+    for round in $(seq "$rounds"); do
+        hyperfine "${hyperfine_options[@]}" --runs "$runs" --export-json "$tmp/$name-$round.json" \
+            "$@" >&2
+    done
+}
 
 # Checks that each tool built the program and that it runs.
 for tool in procflow ninja make; do
@@ -155,13 +166,13 @@ for tool in procflow ninja make; do
 done
 
 clean="rm -rf obj app .procflow .ninja_log .ninja_deps"
-hyperfine "${hyperfine_options[@]}" "$tmp/full.json" --runs "$full_runs" \
+measure full 1 \
     --prepare "$(sh "cd $tmp/c-ninja && $clean")" -n ninja "${run_ninja[*]}" \
     --prepare "$(sh "cd $tmp/c-make && $clean")" -n make "${run_make[*]}" \
     --prepare "$(sh "cd $c && $clean")" -n procflow "${run_procflow[*]}" >&2
 
 sleep 1.5  # so that the files' statuses can be trusted: see workflows/README.md
-hyperfine "${hyperfine_options[@]}" "$tmp/noop.json" --warmup 3 --runs "$noop_runs" \
+measure noop "$noop_runs" --warmup 3 \
     --prepare true -n ninja "${run_ninja[*]}" --prepare true -n make "${run_make[*]}" \
     --prepare true -n procflow "${run_procflow[*]}" \
     --prepare "rm -f $c/.procflow/build.json.uptodate" \
@@ -174,7 +185,7 @@ for change in touch-header edit-header touch-c edit-c; do
         touch-c) edit() { echo "touch $1/src/f017.c"; } ;;
         edit-c) edit() { echo "echo \"int extra\$(date +%s%N)(void) { return 7; }\" >> $1/src/f017.c"; } ;;
     esac
-    hyperfine "${hyperfine_options[@]}" "$tmp/$change.json" --runs "$edit_runs" \
+    measure "$change" 2 \
         --prepare "$(sh "$(edit "$tmp/c-ninja")")" -n ninja "${run_ninja[*]}" \
         --prepare "$(sh "$(edit "$tmp/c-make")")" -n make "${run_make[*]}" \
         --prepare "$(sh "$(edit "$c")")" -n procflow "${run_procflow[*]}" >&2
@@ -188,7 +199,7 @@ quiet ninja -C "$t" -j "$jobs"
 quiet make -C "$t" -r -j "$jobs"
 quiet task -d "$t" --concurrency "$jobs"
 sleep 1.5
-hyperfine "${hyperfine_options[@]}" "$tmp/touch-noop.json" --warmup 3 --runs "$noop_runs" \
+measure touch-noop "$noop_runs" --warmup 3 \
     --prepare true -n ninja "ninja -C $t -j $jobs" \
     --prepare true -n make "make -C $t -r -j $jobs" \
     --prepare true -n go-task "task -d $t --concurrency $jobs" \
@@ -199,13 +210,20 @@ hyperfine "${hyperfine_options[@]}" "$tmp/touch-noop.json" --warmup 3 --runs "$n
 # --- Tables ----------------------------------------------------------------------------------
 
 python3 - "$tmp" "$files" "$steps" <<'PY'
-import json, sys
+import glob, json, statistics, sys
 
 tmp, files, steps = sys.argv[1], sys.argv[2], sys.argv[3]
 
 def results(name):
-    with open(f"{tmp}/{name}.json") as data:
-        return {r["command"]: r for r in json.load(data)["results"]}
+    """Every round's times of each command, as mean and standard deviation."""
+    times = {}
+    for path in sorted(glob.glob(f"{tmp}/{name}-*.json")):
+        with open(path) as data:
+            for result in json.load(data)["results"]:
+                times.setdefault(result["command"], []).extend(result["times"])
+    return {command: {"mean": statistics.mean(values),
+                      "stddev": statistics.stdev(values) if len(values) > 1 else 0}
+            for command, values in times.items()}
 
 def cell(result):
     mean, sd = result["mean"], result["stddev"] or 0
