@@ -4,33 +4,22 @@ import ProcedureKit
 /// it gives the output its last run gave as soon as it may start, and runs nothing. Lighter
 /// than an ``IncrementalStepProcedure``: a run where most steps are up to date builds
 /// nothing else for them.
-final class SettledStepProcedure: Procedure, InputProcedure, OutputProcedure, @unchecked Sendable {
-    // @unchecked Sendable: input and output live in `values`, a `Locked` mutex; the rest is
+final class SettledStepProcedure: Procedure, StepPortsProcedure, @unchecked Sendable {
+    // @unchecked Sendable: input and output live in `ports`, a `Locked` mutex; the rest is
     // constant.
 
     /// The output its last run gave.
     let value: JSONValue
     /// What was put back from the store, if anything.
     let note: String?
-    private let values = Locked(
-        (input: Pending<JSONValue>.pending, output: Pending<ProcedureResult<JSONValue>>.pending))
+    /// Its input (taken and ignored: the outcome no longer depends on it) and output.
+    let ports = Locked(StepPorts())
 
     /// A step whose outcome is `value`, with `note` on what was put back.
     init(value: JSONValue, note: String?) {
         self.value = value
         self.note = note
         super.init()
-    }
-
-    /// Taken and ignored: the outcome does not depend on it any more.
-    var input: Pending<JSONValue> {
-        get { values.withLock { $0.input } }
-        set { values.withLock { $0.input = newValue } }
-    }
-
-    var output: Pending<ProcedureResult<JSONValue>> {
-        get { values.withLock { $0.output } }
-        set { values.withLock { $0.output = newValue } }
     }
 
     override func execute() {
