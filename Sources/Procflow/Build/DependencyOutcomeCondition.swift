@@ -63,7 +63,7 @@ final class DependencyOutcomeCondition: Condition, @unchecked Sendable {
         case .groupSkipped(let group):
             // As if the step had depended on the group: its reason for not running decides.
             return reason(group, of: dependency)
-        case .succeeded:
+        case .succeeded, .cached:
             return nil
         }
     }

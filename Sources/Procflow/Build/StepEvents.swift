@@ -6,6 +6,8 @@ protocol StepEvents: Sendable {
     /// Attempt `attempt` (from 1) of the step starts running; for a group or a branch, it
     /// starts.
     func started(_ id: String, attempt: Int)
+    /// Why an incremental step runs, just before it starts.
+    func explained(_ id: String, _ reason: String)
     func output(_ id: String, _ stream: ShellProcedure.Stream, _ lines: [Substring])
     /// An attempt failed and attempt `attempt` of `of` will follow.
     func retried(_ id: String, attempt: Int, of: Int, previous: (any Error)?)

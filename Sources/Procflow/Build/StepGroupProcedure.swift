@@ -6,10 +6,9 @@ import ProcedureKit
 ///
 /// Only genuine failures of children become the group's error: skips, and failures of
 /// children marked `continueOnError`, do not fail the group.
-class StepGroupProcedure: GroupProcedure, InputProcedure, OutputProcedure, @unchecked Sendable {
-    // @unchecked Sendable: input and output live in `values`, a `Locked` mutex.
-    private let values = Locked(
-        (input: Pending<JSONValue>.pending, output: Pending<ProcedureResult<JSONValue>>.pending))
+class StepGroupProcedure: GroupProcedure, StepPortsProcedure, @unchecked Sendable {
+    // @unchecked Sendable: input and output live in `ports`, a `Locked` mutex.
+    let ports = Locked(StepPorts())
 
     /// - Parameter tolerated: the ids of children whose failures are only warnings.
     init(children: [Operation], tolerated: Set<String>) {
@@ -17,20 +16,10 @@ class StepGroupProcedure: GroupProcedure, InputProcedure, OutputProcedure, @unch
         transformChildErrorBlock = keepingFailures(tolerating: tolerated)
     }
 
-    var input: Pending<JSONValue> {
-        get { values.withLock { $0.input } }
-        set { values.withLock { $0.input = newValue } }
-    }
-
-    var output: Pending<ProcedureResult<JSONValue>> {
-        get { values.withLock { $0.output } }
-        set { values.withLock { $0.output = newValue } }
-    }
-
     override func execute() {
         // A group without a bound output gives null, not nothing, so that it never looks like
         // a missing value.
-        values.withLock { if $0.output.isPending { $0.output = .ready(.success(.null)) } }
+        ports.withLock { if $0.output.isPending { $0.output = .ready(.success(.null)) } }
         super.execute()
     }
 }

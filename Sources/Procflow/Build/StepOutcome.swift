@@ -3,6 +3,8 @@ import ProcedureKit
 /// What became of a finished step, read off its procedure.
 public enum StepOutcome: Sendable, Equatable {
     case succeeded
+    /// Did not run: it was up to date; the note says what was put back, if anything.
+    case cached(String?)
     case failed(String, stderrTail: [String])
     /// Did not run: its condition was false.
     case skippedByCondition
@@ -18,7 +20,13 @@ public enum StepOutcome: Sendable, Equatable {
 
     /// Classifies a finished procedure by its error and whether it was cancelled.
     public static func of(_ procedure: Procedure) -> StepOutcome {
-        classify(error: procedure.error, cancelled: procedure.isCancelled)
+        if procedure.error == nil, !procedure.isCancelled {
+            if let settled = procedure as? SettledStepProcedure { return .cached(settled.note) }
+            if let note = (procedure as? IncrementalStepProcedure)?.cachedNote {
+                return .cached(note)
+            }
+        }
+        return classify(error: procedure.error, cancelled: procedure.isCancelled)
     }
 
     static func classify(error: (any Error)?, cancelled: Bool) -> StepOutcome {

@@ -26,6 +26,18 @@ final class WorkflowBuilder: @unchecked Sendable {
         var processGroups: ProcessGroups
         /// With `--fail-fast`: set when the run stops.
         var failFast: FailFastStop? = nil
+        /// For incremental runs: the cache, and the steps it knows.
+        var incremental: Incremental? = nil
+    }
+
+    /// What the builder needs for incremental steps.
+    struct Incremental: Sendable {
+        let context: IncrementalStepProcedure.Context
+        /// The incremental steps of the file, by id.
+        let steps: [String: IncrementalStep]
+        /// What the incremental steps share: for the instances of `forEach` steps, made as
+        /// the run goes.
+        let stepContext: IncrementalStep.Context
     }
 
     private let workflow: Workflow
@@ -35,6 +47,8 @@ final class WorkflowBuilder: @unchecked Sendable {
     private let steps: Locked<[String: NestedStep]>
     /// The procedure standing for each step built so far.
     private let nodes = Locked([String: any OutputProcedure<JSONValue>]())
+    /// Incremental steps found up to date before the run, by id.
+    private let settled = Locked([String: SettledStepProcedure]())
     /// The environment values wired into each shell step, shared by its retry's attempts.
     private let environmentInputs = Locked([String: ShellProcedure.EnvironmentInputs]())
     /// The clocks of the steps with a mutex, that time their mutex wait.
@@ -47,6 +61,12 @@ final class WorkflowBuilder: @unchecked Sendable {
         var steps: [String: NestedStep] = [:]
         workflow.forEachStep { steps[$0.step.id] = $0 }
         self.steps = Locked(steps)
+    }
+
+    /// Makes the steps found up to date before the run give their outcome without asking the
+    /// cache again; call before ``buildRoot()``.
+    func settle(_ steps: [String: SettledStepProcedure]) {
+        settled.withLock { $0 = steps }
     }
 
     /// The root group, holding every top-level step.
@@ -121,14 +141,17 @@ final class WorkflowBuilder: @unchecked Sendable {
                 makeCase: { [self] steps in build(steps) })
             if let timeout = step.timeout { procedure.addObserver(TimeoutObserver(by: timeout)) }
             node = procedure
-        case .shell(let shell):
-            let inputs = ShellProcedure.EnvironmentInputs()
-            environmentInputs.withLock { $0[step.id] = inputs }
-            node = attempts(of: step) { [self] in makeShell(step, shell, inputs: inputs) }
-        case .http(let http):
-            node = attempts(of: step) { [self] in makeHTTP(http, timeout: step.timeout) }
-        case .file(let operation):
-            node = attempts(of: step) { [self] in makeFile(operation) }
+        case .shell, .http, .file:
+            if let settled = settled.withLock({ $0[step.id] }) {
+                // Wired like any step (its environment inputs arrive, unused), so that it
+                // waits for what it takes data from.
+                if case .shell = step.kind {
+                    environmentInputs.withLock { $0[step.id] = ShellProcedure.EnvironmentInputs() }
+                }
+                node = settled
+                break
+            }
+            node = makeLeaf(step)
         }
         return register(node, for: step, built: &built)
     }
@@ -138,11 +161,15 @@ final class WorkflowBuilder: @unchecked Sendable {
     ) -> any OutputProcedure<JSONValue> {
         node.name = step.id
         // Attached before the wires' observers, so that the step's end is reported before the
-        // skips its end sets off.
+        // skips its end sets off. A retry's attempts and an incremental step announce their
+        // starts themselves (an incremental step only if it runs).
         let readiness = step.mutex.isEmpty ? nil : ReadinessClock()
+        let announcesItself =
+            node is any RetryAttempts || node is IncrementalStepProcedure
+            || node is SettledStepProcedure
         node.addObserver(
             StepObserver(
-                id: step.id, events: events, announcesStart: !(node is any RetryAttempts),
+                id: step.id, events: events, announcesStart: !announcesItself,
                 readiness: readiness))
         if let readiness { readinessClocks.withLock { $0[step.id] = readiness } }
         nodes.withLock { $0[step.id] = node }
@@ -194,6 +221,40 @@ final class WorkflowBuilder: @unchecked Sendable {
             children: children, tolerated: instance.continueOnError ? [instance.id] : [])
         if let node = node(instance.id) { group.bind(from: node) }
         return group
+    }
+
+    /// The procedure of a step that does work itself.
+    private func makeLeaf(_ step: Step) -> any OutputProcedure<JSONValue> {
+        switch step.kind {
+        case .shell(let shell):
+            let inputs = ShellProcedure.EnvironmentInputs()
+            environmentInputs.withLock { $0[step.id] = inputs }
+            return incremental(
+                step, attempts(of: step) { [self] in makeShell(step, shell, inputs: inputs) },
+                environmentInputs: inputs)
+        case .http(let http):
+            return incremental(
+                step, attempts(of: step) { [self] in makeHTTP(http, timeout: step.timeout) })
+        case .file(let operation):
+            return incremental(step, attempts(of: step) { [self] in makeFile(operation) })
+        case .group, .branch:
+            preconditionFailure("\(step.id) holds other steps")
+        }
+    }
+
+    /// `work`, the procedure of `step`, wrapped to run only when the cache says it must, if the
+    /// step is incremental and the run uses the cache.
+    private func incremental(
+        _ step: Step, _ work: any OutputProcedure<JSONValue>,
+        environmentInputs: ShellProcedure.EnvironmentInputs? = nil
+    ) -> any OutputProcedure<JSONValue> {
+        guard let incremental = settings.incremental,
+            let spec = incremental.steps[step.id]
+                ?? IncrementalStep(step, context: incremental.stepContext)
+        else { return work }
+        return IncrementalStepProcedure(
+            spec, work: work, environmentInputs: environmentInputs,
+            context: incremental.context)
     }
 
     /// The step's procedure: one attempt, or a retry making attempts with `make`. Each attempt

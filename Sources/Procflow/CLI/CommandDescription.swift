@@ -10,6 +10,13 @@ struct CommandDescription {
         let help: String
         /// Whether it takes any number of values (only the last argument may).
         var isVariadic = false
+        /// Whether it may be left out; only the last arguments may be.
+        var isOptional = false
+
+        /// `<name>`, `[<name>]` if it may be left out, `[<name> ...]` if it takes any number.
+        var usage: String {
+            isVariadic ? "[<\(name)> ...]" : isOptional ? "[<\(name)>]" : "<\(name)>"
+        }
     }
 
     let name: String
@@ -21,7 +28,7 @@ struct CommandDescription {
     /// `procflow name <argument> [--option <value>] …`.
     var usage: String {
         var parts = ["procflow", name]
-        parts += arguments.map { $0.isVariadic ? "[<\($0.name)> ...]" : "<\($0.name)>" }
+        parts += arguments.map(\.usage)
         for option in options {
             parts.append(option.isRepeatable ? "[\(option.usage) ...]" : "[\(option.usage)]")
         }
@@ -36,9 +43,7 @@ struct CommandDescription {
         if !arguments.isEmpty {
             text += "\nARGUMENTS:\n"
             for argument in arguments {
-                text += Self.helpLine(
-                    argument.isVariadic ? "<\(argument.name)> ..." : "<\(argument.name)>",
-                    argument.help)
+                text += Self.helpLine(argument.usage, argument.help)
             }
         }
         text += "\nOPTIONS:\n"
@@ -82,7 +87,7 @@ struct CommandDescription {
             }
         }
         if parsed.wantsHelp { return parsed }
-        let required = self.arguments.filter { !$0.isVariadic }
+        let required = self.arguments.filter { !$0.isVariadic && !$0.isOptional }
         if parsed.positionals.count < required.count {
             throw ArgumentError(
                 message: "Missing expected argument '<\(required[parsed.positionals.count].name)>'"

@@ -1,4 +1,5 @@
 import Foundation
+import ProcedureKit
 
 /// `procflow run FILE`: runs a workflow.
 struct RunCommand: ParsableCommand {
@@ -12,6 +13,10 @@ struct RunCommand: ParsableCommand {
         case output
         case gracePeriod = "grace-period"
         case captureLimit = "capture-limit"
+        case force
+        case noCache = "no-cache"
+        case explain
+        case stateDir = "state-dir"
         case junit
         case trace
         case html
@@ -26,14 +31,29 @@ struct RunCommand: ParsableCommand {
                 return .value(
                     rawValue, "n",
                     help:
-                        "How many steps run at once per group; maxConcurrency, else the core count, by default."
+                        "How many steps run at once in the whole run; maxConcurrency, else the core count, by default."
                 )
             case .failFast:
                 return .flag(
                     rawValue,
                     help: "After the first failure, cancel every other step but always ones.")
             case .dryRun:
-                return .flag(rawValue, help: "Print the plan in order and run nothing.")
+                return .flag(
+                    rawValue,
+                    help:
+                        "Print the plan in order, with which steps would run and which are up to date, and run nothing."
+                )
+            case .force:
+                return .flag(
+                    rawValue, help: "Run every step, up to date or not, and remember the runs.")
+            case .noCache:
+                return .flag(
+                    rawValue,
+                    help: "Run every step and neither read nor write the state directory.")
+            case .explain:
+                return .flag(rawValue, help: "Say why each step runs.")
+            case .stateDir:
+                return StateDirectoryOption.spec
             case .variable:
                 return WorkflowArguments.variableOption
             case .only:
@@ -110,6 +130,10 @@ struct RunCommand: ParsableCommand {
     let gracePeriod: TimeInterval?
     /// In bytes.
     let captureLimit: Int?
+    let force: Bool
+    let noCache: Bool
+    let explain: Bool
+    let stateDirectoryPath: String?
     /// The reports to write at the end, and where.
     let reports: [(format: ReportFormat, path: String)]
 
@@ -151,6 +175,16 @@ struct RunCommand: ParsableCommand {
         dryRun = arguments.isSet(.dryRun)
         targets = Array(arguments.positionals.dropFirst())
         only = arguments.value(.only)
+        force = arguments.isSet(.force)
+        noCache = arguments.isSet(.noCache)
+        explain = arguments.isSet(.explain)
+        stateDirectoryPath = arguments.value(.stateDir)
+        if noCache, force || stateDirectoryPath != nil {
+            throw ArgumentError(
+                message:
+                    "--no-cache cannot be used with \(force ? "--force" : "--state-dir"): --no-cache neither reads nor writes the state"
+            )
+        }
         reports = Option.allCases.compactMap { option in
             guard let format = option.report, let path = arguments.value(option) else { return nil }
             return (format, path)
@@ -158,10 +192,37 @@ struct RunCommand: ParsableCommand {
     }
 
     func run(console: Console) -> Int32 {
-        guard var workflow = workflow.load(console: console) else {
+        let chosen = targets + (only.map { [$0] } ?? [])
+        let snapshotKey = UpToDateSnapshot.Key(
+            workflow: resolve(workflow.file, in: "."),
+            overrides: workflow.variables.map { "\($0.name)=\($0.value)" },
+            only: chosen.isEmpty ? nil : chosen.joined(separator: " "))
+        // A run that finds everything up to date answers from a snapshot without loading the
+        // workflow; not when it must write reports of the run.
+        let usesSnapshot =
+            !noCache && !force && !dryRun && reports.isEmpty
+            && console.environment["GITHUB_STEP_SUMMARY"] == nil
+        if usesSnapshot,
+            let snapshot = UpToDateSnapshot.current(in: stateDirectory(), for: snapshotKey)
+        {
+            // Everything at once: nothing runs between the lines.
+            let text = Locked("")
+            var buffered = console
+            buffered.write = { output in text.withLock { $0 += output } }
+            _ = UpToDateReport.run(
+                snapshot, reporters: [reporter(console: buffered, graph: nil, concurrency: 1)])
+            console.write(text.withLock { $0 })
+            return CommandLineTool.ExitStatus.success
+        }
+        let statusBeforeReading = (FileSystem.status(snapshotKey.workflow), FileSystem.now())
+        guard let (loaded, bytes) = workflow.loadWithBytes(console: console) else {
             return CommandLineTool.ExitStatus.usage
         }
-        let chosen = targets + (only.map { [$0] } ?? [])
+        var workflow = loaded
+        let cache = openCache(for: workflow, console: console)
+        if usesSnapshot, let cache {
+            UpToDateSnapshot.remove(in: cache.directory, for: snapshotKey.workflow)
+        }
         if !chosen.isEmpty {
             let ids = workflow.allSteps.map(\.id)
             let known = Set(ids)
@@ -176,13 +237,14 @@ struct RunCommand: ParsableCommand {
             workflow = workflow.restricted(to: chosen)
         }
         if dryRun {
-            let plan = Plan(workflow)
+            let plan = Plan(workflow, cache: force ? nil : cache)
             console.write(output == .events ? plan.json : plan.text)
             return CommandLineTool.ExitStatus.success
         }
         let graph = WorkflowGraph(workflow)
         let files = ReportFiles(graph: graph, files: reports, environment: console.environment)
-        let options = runnerOptions(for: workflow, console: console)
+        var options = runnerOptions(for: workflow, console: console)
+        options.cache = cache
         let main = reporter(console: console, graph: graph, concurrency: options.maxConcurrent)
         let runner = WorkflowRunner(
             workflow: workflow, options: options,
@@ -191,6 +253,23 @@ struct RunCommand: ParsableCommand {
         let summary = runner.run()
         signals.stop()
         for failure in files.failures { console.writeError("error: \(failure)\n") }
+        for warning in (cache?.takeProblems() ?? []) + [cache?.save()].compactMap({ $0 }) {
+            console.writeError("warning: \(warning.escapingControlCharacters)\n")
+        }
+        if usesSnapshot, runner.isUpToDate, let cache,
+            let snapshotFiles = cache.snapshotFiles(of: runner.incremental),
+            let indexStatus = cache.indexStatus
+        {
+            let (status, seenAt) = statusBeforeReading
+            let trusted = status.map {
+                seenAt - max($0.modified, $0.changed) > StepCache.racyWindow
+            }
+            UpToDateSnapshot(
+                key: snapshotKey, digest: SHA256.hash(bytes),
+                workflowStatus: trusted == true ? status : nil, indexStatus: indexStatus,
+                name: workflow.name, steps: runner.upToDateSteps, files: snapshotFiles
+            ).write(in: cache.directory)
+        }
         switch summary.result {
         case .succeeded:
             // A report asked for and not written fails a run that went well.
@@ -208,17 +287,45 @@ struct RunCommand: ParsableCommand {
         if let gracePeriod { options.gracePeriod = gracePeriod }
         if let captureLimit { options.captureLimit = captureLimit }
         options.failFast = failFast
+        options.force = force
+        options.explain = explain
         return options
     }
 
-    private func reporter(console: Console, graph: WorkflowGraph, concurrency: Int) -> any Reporter
+    /// The state directory: `--state-dir`, else `.procflow` beside the workflow.
+    private func stateDirectory() -> StateDirectory {
+        stateDirectoryPath.map { StateDirectory(path: resolve($0, in: ".")) }
+            ?? .beside(workflow: workflow.file)
+    }
+
+    /// The state of the workflow's incremental steps, unless `--no-cache` or no step is
+    /// incremental; prints the warnings reading it gave.
+    private func openCache(for workflow: Workflow, console: Console) -> StepCache? {
+        guard !noCache else { return nil }
+        var incremental = false
+        workflow.forEachStep { incremental = incremental || $0.step.caching.isIncremental }
+        guard incremental else { return nil }
+        var ids: Set<String> = []
+        workflow.forEachStep { ids.insert($0.step.id) }
+        let cache = StepCache(
+            directory: stateDirectory(), workflowFile: workflow.path, stepIDs: ids)
+        for warning in cache.warnings {
+            console.writeError("warning: \(warning.escapingControlCharacters)\n")
+        }
+        return cache
+    }
+
+    /// The reporter `--output` and `--events` ask for; the terminal's estimates the time left
+    /// along `graph`, when there is one.
+    private func reporter(console: Console, graph: WorkflowGraph?, concurrency: Int)
+        -> any Reporter
     {
         switch output {
         case .prefixed:
             // Durations of earlier runs would plug in here, as the estimate's `history`.
             return TerminalReporter(
-                console: console, estimate: ProgressEstimate(graph: graph, concurrency: concurrency)
-            )
+                console: console,
+                estimate: graph.map { ProgressEstimate(graph: $0, concurrency: concurrency) })
         case .grouped: return GroupedReporter(console: console)
         case .events: return JSONEventReporter(console: console)
         }

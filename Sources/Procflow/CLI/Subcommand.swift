@@ -7,6 +7,7 @@ enum Subcommand: String, CaseIterable {
     case graph
     case export
     case serve
+    case cache
 
     /// The command's type.
     var command: any ParsableCommand.Type {
@@ -17,6 +18,7 @@ enum Subcommand: String, CaseIterable {
         case .graph: return GraphCommand.self
         case .export: return ExportCommand.self
         case .serve: return ServeCommand.self
+        case .cache: return CacheCommand.self
         }
     }
 }

@@ -40,8 +40,21 @@ struct WorkflowArguments {
 
     /// Loads the workflow, printing every problem found on standard error.
     func load(console: Console) -> Workflow? {
+        loadWithBytes(console: console)?.workflow
+    }
+
+    /// Loads the workflow, printing every problem found on standard error; returns it with
+    /// the bytes it was read from.
+    func loadWithBytes(console: Console) -> (workflow: Workflow, bytes: [UInt8])? {
         do {
-            return try WorkflowLoader.load(path: file, overrides: variables)
+            let bytes: [UInt8]
+            switch POSIXIO.readFile(file) {
+            case .success(let contents): bytes = contents
+            case .failure:
+                // The loader words the problem.
+                return (try WorkflowLoader.load(path: file, overrides: variables), [])
+            }
+            return (try WorkflowLoader.load(bytes: bytes, file: file, overrides: variables), bytes)
         } catch {
             console.writeError(error.report(file: file, colored: console.colorsErrors))
             return nil

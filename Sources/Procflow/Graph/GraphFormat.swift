@@ -32,12 +32,28 @@ public enum GraphFormat: String, CaseIterable, Sendable {
             var line = "\(indent)\(node.id) [\(node.kind)]"
             if let branchCase = node.branchCase { line += " (when \(node.parent!) \(branchCase))" }
             lines.append(line)
+            if let files = describe(node.caching) { lines.append("\(indent)  \(files)") }
             for edge in incoming[node.id] ?? [] {
                 let what = edge.label.map { "\(edge.type.rawValue): \($0)" } ?? edge.type.rawValue
                 lines.append("\(indent)  <- \(edge.from) (\(what))")
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// "sources: a.c, *.h; generates: a.o; depfile: a.d; cache: true", or `nil` if the step
+    /// declares none of them.
+    private static func describe(_ caching: Caching) -> String? {
+        var parts: [String] = []
+        if !caching.sources.isEmpty {
+            parts.append("sources: " + caching.sources.map(\.text).joined(separator: ", "))
+        }
+        if !caching.generates.isEmpty {
+            parts.append("generates: " + caching.generates.map(\.text).joined(separator: ", "))
+        }
+        if let depfile = caching.depfile { parts.append("depfile: \(depfile)") }
+        if let cache = caching.cache { parts.append("cache: \(cache)") }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 
     private static func dot(_ graph: WorkflowGraph) -> String {
@@ -125,6 +141,15 @@ public enum GraphFormat: String, CaseIterable, Sendable {
                 "parent": node.parent.map(JSONValue.string) ?? .null,
             ]
             if let branchCase = node.branchCase { object["case"] = .string(branchCase) }
+            let caching = node.caching
+            if !caching.sources.isEmpty {
+                object["sources"] = .array(caching.sources.map { .string($0.text) })
+            }
+            if !caching.generates.isEmpty {
+                object["generates"] = .array(caching.generates.map { .string($0.text) })
+            }
+            if let depfile = caching.depfile { object["depfile"] = .string(depfile) }
+            if let cache = caching.cache { object["cache"] = .bool(cache) }
             return .object(object)
         }
         let edges = graph.edges.map { edge -> JSONValue in

@@ -17,6 +17,8 @@ public struct WorkflowGraph: Sendable {
         public var isContainer: Bool
         /// The procedure's `description`.
         public var description: String?
+        /// What it declares for incremental runs.
+        public var caching = Caching()
     }
 
     /// What an edge means.
@@ -65,7 +67,7 @@ public struct WorkflowGraph: Sendable {
                     id: step.id, kind: kindName(step), parent: nested.parent,
                     branchCase: branchCase, depth: nested.path.count,
                     isContainer: !step.children.isEmpty || step.isContainer,
-                    description: step.description))
+                    description: step.description, caching: step.caching))
             addEdges(of: step)
         }
     }

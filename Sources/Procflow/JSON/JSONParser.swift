@@ -338,7 +338,12 @@ struct JSONParser {
     private func decode(_ content: ArraySlice<UInt8>, at offset: Int) throws(JSONSyntaxError)
         -> String
     {
-        if let string = String(validating: content, as: UTF8.self) { return string }
+        let valid = content.withUnsafeBufferPointer { buffer -> String? in
+            // ASCII, the common case, needs no validation beyond the byte scan.
+            if buffer.allSatisfy({ $0 < 0x80 }) { return String(decoding: buffer, as: UTF8.self) }
+            return String(validating: buffer, as: UTF8.self)
+        }
+        if let valid { return valid }
         var position = offset
         var iterator = content.makeIterator()
         var decoder = UTF8()

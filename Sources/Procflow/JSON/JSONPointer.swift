@@ -1,8 +1,9 @@
 /// A JSON Pointer (RFC 6901): `/procedures/3/dependsOn/0`.
 ///
 /// Stored as a chain from the last token back to the root, so that extending a pointer — which
-/// the workflow loader does for every value it reads — allocates one small node and copies
-/// nothing.
+/// the workflow loader does for every value it reads — copies nothing. The last token is kept
+/// out of the chain until the pointer is extended: most pointers the loader makes (one per
+/// value) are never extended, nor used but for a diagnostic, and cost no allocation.
 public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     private final class Token: Sendable {
         let parent: Token?
@@ -14,12 +15,15 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    private let last: Token?
+    /// The tokens, or all but the last.
+    private let chain: Token?
+    /// The last token, when it is not in the chain.
+    private let final: String?
 
     /// The unescaped reference tokens, from the root.
     public var tokens: [String] {
-        var tokens: [String] = []
-        var token = last
+        var tokens: [String] = final.map { [$0] } ?? []
+        var token = chain
         while let current = token {
             tokens.append(current.value)
             token = current.parent
@@ -33,17 +37,18 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     /// The pointer made of `tokens`, unescaped.
     public init(tokens: [String]) {
         var last: Token?
-        for token in tokens { last = Token(parent: last, value: token) }
-        self.last = last
+        for token in tokens.dropLast() { last = Token(parent: last, value: token) }
+        self.init(chain: last, final: tokens.last)
     }
 
-    private init(last: Token?) {
-        self.last = last
+    private init(chain: Token?, final: String?) {
+        self.chain = chain
+        self.final = final
     }
 
     /// Pointers are equal when their tokens are.
     public static func == (lhs: JSONPointer, rhs: JSONPointer) -> Bool {
-        lhs.last === rhs.last || lhs.tokens == rhs.tokens
+        (lhs.chain === rhs.chain && lhs.final == rhs.final) || lhs.tokens == rhs.tokens
     }
 
     /// Hashes the tokens.
@@ -52,7 +57,7 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether this is the pointer to the whole document.
-    public var isRoot: Bool { last == nil }
+    public var isRoot: Bool { chain == nil && final == nil }
 
     /// Parses `text`; `nil` if it is not a JSON Pointer.
     public init?(parsing text: String) {
@@ -83,7 +88,19 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
 
     /// This pointer extended by `token`.
     public func appending(_ token: String) -> JSONPointer {
-        JSONPointer(last: Token(parent: last, value: token))
+        JSONPointer(chain: wholeChain, final: token)
+    }
+
+    /// All the tokens as a chain: what an extension hangs from. Allocates when the last
+    /// token is not in the chain yet: extend a pointer that is extended many times (an
+    /// object's, by each member read) from its ``materialized`` form.
+    private var wholeChain: Token? {
+        final.map { Token(parent: chain, value: $0) } ?? chain
+    }
+
+    /// The same pointer, made so that extending it allocates nothing.
+    var materialized: JSONPointer {
+        final == nil ? self : JSONPointer(chain: wholeChain, final: nil)
     }
 
     /// This pointer extended by an array index.

@@ -17,7 +17,8 @@ struct ObjectReader {
                 "expected \(expected), found \(node.typeDescription)", at: node.offset, pointer)
             return nil
         }
-        self.pointer = pointer
+        // Every member read extends it.
+        self.pointer = pointer.materialized
         self.offset = node.offset
         self.report = report
         self.members = members
@@ -145,6 +146,7 @@ struct ObjectReader {
     mutating func choice<C: CaseIterable & RawRepresentable>(_ key: String, of type: C.Type) -> C?
     where C.RawValue == String {
         guard let (node, pointer) = node(key) else { return nil }
+        if case .string(let string) = node.value, let value = C(rawValue: string) { return value }
         let names = C.allCases.map(\.rawValue)
         guard case .string(let string) = node.value else {
             report.error(

@@ -56,7 +56,10 @@ enum VariableSubstitution {
     private static func fill(
         _ text: String, _ replacement: (String) -> Replacement, literal: () -> String
     ) -> Result<String, Problem> {
-        guard text.contains("${") else { return .success(text) }
+        // A byte scan: most strings have no `$`, and Foundation's `contains` is slow.
+        guard text.utf8.contains(UInt8(ascii: "$")), text.contains("${") else {
+            return .success(text)
+        }
         var result = ""
         var rest = Substring(text)
         while let dollar = rest.firstIndex(of: "$") {

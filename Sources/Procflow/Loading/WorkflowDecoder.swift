@@ -20,16 +20,21 @@ struct WorkflowDecoder {
         "continueOnError", "always", "forEach",
     ]
     static let kindFields: [String: [String]] = [
-        "shell": ["run", "argv", "cwd", "env", "inputs", "output", "image"],
-        "http": ["url", "method", "headers", "body", "expect", "output"],
+        "shell": [
+            "run", "argv", "cwd", "env", "inputs", "output", "image", "sources", "generates",
+            "depfile", "cache",
+        ],
+        "http": ["url", "method", "headers", "body", "expect", "output", "cache"],
         "file": [
             "op", "path", "source", "content", "template", "text", "pointer", "find", "replace",
-            "paths", "output", "image",
+            "paths", "output", "image", "sources", "generates", "cache",
         ],
         "group": ["procedures", "inputTo", "outputFrom", "maxConcurrency"],
         "branch": ["on", "cases", "otherwise"],
     ]
     static let kindOrder = ["shell", "http", "file", "group", "branch"]
+    /// The fields of incremental runs, which belong to a kind rather than to an operation.
+    static let cachingFields: Set<String> = ["sources", "generates", "depfile", "cache"]
     /// The fields a procedure of each kind may have; under "", those of any kind.
     static let allowedFields: [String: [String]] = {
         var allowed = [
@@ -190,6 +195,7 @@ struct WorkflowDecoder {
         if requireSome, items.isEmpty {
             report.error("the list of procedures is empty", at: node.offset, pointer)
         }
+        let pointer = pointer.materialized
         return items.enumerated().compactMap { position, item in
             decodeStep(item, at: pointer.appending(position))
         }
@@ -222,6 +228,7 @@ struct WorkflowDecoder {
         // Only shell and file steps run in a container of their own when exported.
         let image =
             kindName == .shell || kindName == .file ? decodeImage(&object) : nil
+        let caching = decodeCaching(&object, kind: kindName)
 
         var kind: Step.Kind?
         switch kindName {
@@ -246,7 +253,66 @@ struct WorkflowDecoder {
             id: id, description: description, kind: kind, dependsOn: dependsOn, input: input,
             when: when, mutex: mutex, retry: retry, timeout: timeout,
             continueOnError: continueOnError, always: always, forEach: forEach, image: image,
+            caching: caching,
             pointer: pointer, offset: object.offset)
+    }
+
+    /// The fields of incremental runs that a step of `kind` has (as ``kindFields`` lists
+    /// them); the others are left unread, to be reported as not applying.
+    private func decodeCaching(_ object: inout ObjectReader, kind: KindName?) -> Caching {
+        var caching = Caching()
+        switch kind {
+        case .shell, .file:
+            caching.sources = decodePatterns(&object, "sources")
+            caching.generates = decodePatterns(&object, "generates")
+            if kind == .shell {
+                caching.depfile = object.string("depfile", nonEmpty: true, substitute: true)
+            }
+            caching.cache = object.bool("cache")
+        case .http:
+            caching.cache = object.bool("cache")
+        case .group, .branch, nil:
+            break
+        }
+        return caching
+    }
+
+    /// An array of path patterns, variables filled in, each checked.
+    private func decodePatterns(_ object: inout ObjectReader, _ key: String) -> [GlobPattern] {
+        guard let (node, pointer) = object.node(key) else { return [] }
+        guard case .array(let items) = node.value else {
+            report.error(
+                "expected an array of path patterns, found \(node.typeDescription)",
+                at: node.offset, pointer)
+            return []
+        }
+        var patterns: [GlobPattern] = []
+        patterns.reserveCapacity(items.count)
+        // Pointers are made only for problems: this runs for every path of every step.
+        for (position, item) in items.enumerated() {
+            guard case .string(let text) = item.value else {
+                report.error(
+                    "expected a path pattern string, found \(item.typeDescription)",
+                    at: item.offset, pointer.appending(position))
+                continue
+            }
+            var filled = text
+            if text.utf8.contains(UInt8(ascii: "$")) {
+                guard
+                    let substituted = report.substitute(
+                        text, at: item.offset, pointer.appending(position))
+                else { continue }
+                filled = substituted
+            }
+            do {
+                patterns.append(try GlobPattern(filled))
+            } catch {
+                report.error(
+                    "\"\(filled)\" is not a usable path pattern: \(error.message)",
+                    at: item.offset, pointer.appending(position))
+            }
+        }
+        return patterns
     }
 
     private enum KindName: String, CaseIterable {
@@ -308,6 +374,17 @@ struct WorkflowDecoder {
     }
 
     static func isValidID(_ id: String) -> Bool {
+        // ASCII, byte by byte: Unicode properties are slow, and ids are checked one by one.
+        let ascii = id.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: ".")
+        }
+        if ascii, let first = id.utf8.first {
+            return first == UInt8(ascii: "_")
+                || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20)
+        }
         guard let first = id.unicodeScalars.first,
             first == "_" || (first.isASCII && first.properties.isAlphabetic)
         else { return false }
@@ -522,12 +599,16 @@ struct WorkflowDecoder {
             report.error(
                 "unknown file operation \(found): expected one of \(names.map { "\"\($0)\"" }.joined(separator: ", "))\(hint)",
                 at: node.offset, pointer)
-            for field in Self.kindFields["file"]! { _ = object.node(field) }
+            for field in Self.kindFields["file"]! where !Self.cachingFields.contains(field) {
+                _ = object.node(field)
+            }
             return nil
         }
         // Fields of other operations are reported as not applying to this one.
         for field in Self.kindFields["file"]!
-        where field != "op" && field != "image" && !fields.contains(field) && object.has(field) {
+        where field != "op" && field != "image" && !fields.contains(field)
+            && !Self.cachingFields.contains(field) && object.has(field)
+        {
             let (fieldNode, fieldPointer) = object.node(field)!
             report.error(
                 "field \"\(field)\" does not apply to the file operation \"\(op)\"",

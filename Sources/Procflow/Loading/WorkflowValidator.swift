@@ -68,6 +68,11 @@ struct WorkflowValidator {
         }
         checkInput(of: info)
         if let forEach = step.forEach { checkInstances(of: step, forEach) }
+        if step.always, step.caching.isIncremental {
+            report.error(
+                "an \"always\" procedure runs every time, so it cannot be incremental: drop \"always\", or its \"sources\", \"generates\", \"depfile\" and \"cache\"",
+                at: step.offset, step.pointer.appending("always"))
+        }
         if step.retry != nil, step.isContainer {
             report.error(
                 "retry applies to shell, http and file procedures, not to a \(step.kind.name): retry its children",

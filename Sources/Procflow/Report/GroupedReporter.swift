@@ -64,6 +64,10 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
             }
         case .stepCancelled(let reason, _):
             block(id, title: "\(id): cancelled: \(reason)", event, .cancelled)
+        case .stepCached(let note):
+            console.write("\(id): up to date\(note.map { " (\($0))" } ?? "")\n")
+        case .stepExplained(let reason):
+            console.write("\(id): runs: \(reason)\n")
         case .stepSkipped(let reason):
             console.write("\(id): skipped: \(reason)\n")
         case .stepRetried(let attempt, let total, let reason, _):

@@ -13,6 +13,8 @@ import Foundation
 /// | `step.waited` | `wait` (`condition`, `mutex` or `backoff`), `duration` (seconds, ending now) |
 /// | `step.output` | `stream` (`stdout` or `stderr`), `line` |
 /// | `step.finished` | `duration` (seconds) |
+/// | `step.cached` | `note` (what was put back from the store, if anything) |
+/// | `step.explained` | `reason` (why an incremental step runs; with `--explain`) |
 /// | `step.failed` | `reason`, `stderr` (last lines), `duration`, `continued` (true if `continueOnError`) |
 /// | `step.skipped` | `reason` |
 /// | `step.retried` | `attempt` (the next), `attempts`, `reason`, `duration` (of the failed attempt) |
@@ -76,6 +78,10 @@ public final class JSONEventReporter: Reporter, @unchecked Sendable {
                 ])
         case .stepSkipped(let reason):
             text = line("step.skipped", [("reason", .string(reason))])
+        case .stepCached(let note):
+            text = line("step.cached", note.map { [("note", .string($0))] } ?? [])
+        case .stepExplained(let reason):
+            text = line("step.explained", [("reason", .string(reason))])
         case .stepRetried(let attempt, let total, let reason, let duration):
             text = line(
                 "step.retried",

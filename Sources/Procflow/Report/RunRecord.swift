@@ -30,6 +30,8 @@ struct RunRecord {
         let path: [String]
         var status = StepStatus.pending
         var reason: String?
+        /// Why it ran, with `--explain`.
+        var explanation: String?
         var started: Date?
         /// When its end was reported.
         var ended: Date?
@@ -152,6 +154,10 @@ struct RunRecord {
             end(position, .skipped, reason: reason, duration: nil, at: time)
         case .stepCancelled(let reason, let duration):
             end(position, .cancelled, reason: reason, duration: duration, at: time)
+        case .stepCached(let note):
+            end(position, .cached, reason: note, duration: nil, at: time)
+        case .stepExplained(let reason):
+            steps[position].explanation = reason
         }
     }
 

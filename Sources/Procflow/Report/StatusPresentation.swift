@@ -28,6 +28,7 @@ extension StepStatus {
         case .pending: return .init("#c3c8ce", nil, "·", .skipped, false)
         case .running: return .init("#2f7fd8", "34", "…", .skipped, false)
         case .succeeded: return .init("#2e9d4f", "32", "✓", .passed, false)
+        case .cached: return .init("#5fb37a", "32", "✓", .passed, false)
         case .warning: return .init("#d39a00", "33", "!", .passed, true)
         case .failed: return .init("#d1372c", "31", "✗", .failure, true)
         case .skipped: return .init("#9aa0a6", "33", "–", .skipped, false)

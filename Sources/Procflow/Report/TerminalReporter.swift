@@ -90,13 +90,13 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             panel!.running[id] = event.time
             panel!.runningOrder.append(id)
             panel!.estimate?.started(id, at: event.time)
-        case .stepSucceeded, .stepFailed, .stepSkipped, .stepCancelled:
+        case .stepSucceeded, .stepCached, .stepFailed, .stepSkipped, .stepCancelled:
             guard panel != nil else { return }
             panel!.running[id] = nil
             panel!.runningOrder.removeAll { $0 == id }
             panel!.done += 1
             panel!.estimate?.finished(id, at: event.time)
-        case .stepOutput, .stepWaited, .stepRetried, .workflowFinished:
+        case .stepOutput, .stepWaited, .stepRetried, .stepExplained, .workflowFinished:
             break
         }
     }
@@ -123,6 +123,11 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         case .stepSucceeded(let duration):
             return "\(prefix(id)) " + style.green("✓ finished in \(formatDuration(duration))")
                 + "\n"
+        case .stepCached(let note):
+            return "\(prefix(id)) " + style.green("✓ up to date")
+                + (note.map { style.dim(" (\($0))") } ?? "") + "\n"
+        case .stepExplained(let reason):
+            return "\(prefix(id)) " + style.dim("runs: \(reason)") + "\n"
         case .stepFailed(let reason, let tail, let duration, let tolerated):
             let verdict =
                 tolerated

@@ -1,5 +1,6 @@
 /// What `--dry-run` prints: the steps in an order that respects their dependencies, with what
-/// each would do; as text, or as one JSON object with `--events json`.
+/// each would do, and for incremental steps whether they are up to date; as text, or as one
+/// JSON object with `--events json`.
 struct Plan {
     /// One step of the plan.
     struct Entry {
@@ -12,11 +13,24 @@ struct Plan {
     let stepCount: Int
     /// Every step, in an order that respects dependencies.
     let entries: [Entry]
+    /// What the state says of each incremental step: "up to date", "runs: …", "may run: …".
+    let verdicts: [String: String]
 
-    init(_ workflow: Workflow) {
+    /// The plan of `workflow`; with `cache`, what it says of each incremental step.
+    init(_ workflow: Workflow, cache: StepCache? = nil) {
         name = workflow.name
         stepCount = workflow.allSteps.count
         entries = Self.order(workflow).map { Entry(step: $0.0, path: $0.1) }
+        var verdicts: [String: String] = [:]
+        if let cache {
+            let incremental = IncrementalStep.all(
+                in: workflow, directory: WorkflowRunner.directory(of: workflow))
+            let preview = CachePreview(workflow, incremental: incremental, cache: cache)
+            for id in incremental.keys {
+                if let verdict = preview.verdict(on: id) { verdicts[id] = Self.describe(verdict) }
+            }
+        }
+        self.verdicts = verdicts
     }
 
     /// The plan as lines: `1. group/id [what it does]: notes`.
@@ -37,6 +51,7 @@ struct Plan {
             if let cases = Self.caseCount(step) {
                 notes.append("runs one of \(plural(cases, "case"))")
             }
+            if let verdict = verdicts[step.id] { notes.append(verdict) }
             if !notes.isEmpty { line += ": " + notes.joined(separator: "; ") }
             lines.append(line)
         }
@@ -45,8 +60,9 @@ struct Plan {
 
     /// The plan as one line of JSON, an event like those of a run: `{"event": "workflow.plan",
     /// "workflow": name, "steps": [...]}`, each step with `id`, `path`, `kind`, `does`, `after`
-    /// (sorted), `condition`, `attempts`, `continueOnError`, `always`, `mutex`, and `timeout`
-    /// and `cases` (a branch's count) when it has them.
+    /// (sorted), `condition`, `attempts`, `continueOnError`, `always`, `mutex`, and `timeout`,
+    /// `cases` (a branch's count) and `cache` (what the state says of an incremental step) when
+    /// it has them.
     var json: String {
         let steps = entries.map { entry -> JSONValue in
             let step = entry.step
@@ -61,6 +77,7 @@ struct Plan {
             ]
             if let timeout = step.timeout { object["timeout"] = .number(timeout) }
             if let cases = Self.caseCount(step) { object["cases"] = .number(Double(cases)) }
+            if let verdict = verdicts[step.id] { object["cache"] = .string(verdict) }
             return .object(object)
         }
         return JSONWriter.string([
@@ -73,6 +90,16 @@ struct Plan {
     private static func caseCount(_ step: Step) -> Int? {
         guard case .branch(let branch) = step.kind else { return nil }
         return branch.cases.count + (branch.otherwise.isEmpty ? 0 : 1)
+    }
+
+    private static func describe(_ verdict: CachePreview.Verdict) -> String {
+        switch verdict {
+        case .upToDate(let files) where files.isEmpty: return "up to date"
+        case .upToDate(let files):
+            return "up to date once it restores \(files.joined(separator: ", "))"
+        case .runs(let reason): return "runs: \(reason)"
+        case .mayRun(let reason): return "may run: \(reason)"
+        }
     }
 
     private static func describe(_ step: Step) -> String {
@@ -107,17 +134,54 @@ struct Plan {
                 next[other].append(index)
             }
         }
-        var ready = (0..<entries.count).filter { waiting[$0] == 0 }
+        // The first ready step in file order next: a heap, as sorting at each step would be
+        // quadratic.
+        var ready = MinimumHeap((0..<entries.count).filter { waiting[$0] == 0 })
         var result: [(Step, [String])] = []
-        while !ready.isEmpty {
-            ready.sort()
-            let index = ready.removeFirst()
+        result.reserveCapacity(entries.count)
+        while let index = ready.pop() {
             result.append(entries[index])
             for successor in next[index] {
                 waiting[successor] -= 1
-                if waiting[successor] == 0 { ready.append(successor) }
+                if waiting[successor] == 0 { ready.push(successor) }
             }
         }
         return result
+    }
+}
+
+/// A binary min-heap of positions.
+private struct MinimumHeap {
+    private var items: [Int]
+
+    /// A heap of `sorted`, which is in ascending order (so a heap already).
+    init(_ sorted: [Int]) {
+        items = sorted
+    }
+
+    mutating func push(_ item: Int) {
+        items.append(item)
+        var child = items.count - 1
+        while child > 0, items[(child - 1) / 2] > items[child] {
+            items.swapAt(child, (child - 1) / 2)
+            child = (child - 1) / 2
+        }
+    }
+
+    mutating func pop() -> Int? {
+        guard let first = items.first else { return nil }
+        let last = items.removeLast()
+        guard !items.isEmpty else { return first }
+        items[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            guard left < items.count else { break }
+            let smaller = left + 1 < items.count && items[left + 1] < items[left] ? left + 1 : left
+            guard items[smaller] < items[parent] else { break }
+            items.swapAt(parent, smaller)
+            parent = smaller
+        }
+        return first
     }
 }

@@ -12,6 +12,11 @@ public struct RunEvent: Sendable {
         /// The step waited for something; the wait ended now, after `duration` seconds.
         case stepWaited(StepWait, duration: TimeInterval)
         case stepSucceeded(duration: TimeInterval)
+        /// An incremental step was up to date and did not run; `note` says what was put back
+        /// from the store, if anything.
+        case stepCached(note: String?)
+        /// Why an incremental step runs (with `--explain`).
+        case stepExplained(reason: String)
         case stepFailed(
             reason: String, stderrTail: [String], duration: TimeInterval, tolerated: Bool)
         case stepSkipped(reason: String)

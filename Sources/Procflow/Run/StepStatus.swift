@@ -5,6 +5,8 @@ public enum StepStatus: String, Sendable, CaseIterable {
     case pending
     case running
     case succeeded
+    /// Up to date: it did not run, and its last run's output stands.
+    case cached
     /// Failed, but marked `continueOnError`.
     case warning
     case failed

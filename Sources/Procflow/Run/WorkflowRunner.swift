@@ -32,6 +32,13 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         /// command): then procflow becomes their subreaper, and ends every one still alive
         /// when the run ends. Otherwise the run ends the processes that carry its run id.
         public var ownsDescendants: Bool
+        /// What is remembered between runs, for incremental steps; `nil` to run every step
+        /// and remember nothing.
+        public var cache: StepCache?
+        /// Run every step, incremental ones included, and record them.
+        public var force: Bool
+        /// Report why each step runs.
+        public var explain: Bool
 
         /// Options with procflow's defaults: as many steps at once as cores, a 5 s grace period, a
         /// 16 MiB capture limit, procflow's own environment.
@@ -42,7 +49,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             environment: [String: String] = ProcessInfo.processInfo.environment,
             executable: String = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
                 .path,
-            ownsDescendants: Bool = false
+            ownsDescendants: Bool = false, cache: StepCache? = nil, force: Bool = false,
+            explain: Bool = false
         ) {
             self.maxConcurrent = maxConcurrent
             self.failFast = failFast
@@ -51,6 +59,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             self.environment = environment
             self.executable = executable
             self.ownsDescendants = ownsDescendants
+            self.cache = cache
+            self.force = force
+            self.explain = explain
         }
     }
 
@@ -94,10 +105,15 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// leaves behind can be told apart from what other runs left. A run started by a command
     /// of another run extends that run's id.
     public let runID: String
+    /// The incremental steps, by id, when the run uses the cache.
+    private let incrementalSteps: [String: IncrementalStep]
+    /// Whether the run found every step up to date, and ran nothing. Set by ``run()``, and
+    /// read once it has returned.
+    private(set) var isUpToDate = false
     /// The process groups of the run's commands.
     private let processGroups = ProcessGroups()
-    // Set once, at the end of init, before `self` is shared: the builder needs `self` to
-    // report to.
+    // Set once, by `runProcedures()` before any procedure starts; read only by procedures'
+    // callbacks and once they have finished. A run with nothing to do never builds one.
     private var builder: WorkflowBuilder!
 
     /// A runner for `workflow`, reporting to `reporters` in order; call ``run()`` to run it.
@@ -122,6 +138,13 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         let number = Self.runCount.wrappingAdd(1, ordering: .relaxed).newValue
         runID = [options.environment["PROCFLOW_RUN_ID"], "\(getpid())-\(number)"]
             .compactMap { $0 }.joined(separator: "/")
+        incrementalSteps =
+            options.cache == nil
+            ? [:] : IncrementalStep.all(in: workflow, directory: Self.directory(of: workflow))
+    }
+
+    /// The builder of the run's procedures.
+    private func makeBuilder() -> WorkflowBuilder {
         var environment = options.environment
         // A dotenv file does not override procflow's own environment, so that CI can.
         for (name, value) in workflow.dotenv where options.environment[name] == nil {
@@ -131,16 +154,28 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         for (name, value) in workflow.environment { environment[name] = value }
         environment["PROCFLOW"] = options.executable
         environment["PROCFLOW_RUN_ID"] = runID
-        let directory = URL(fileURLWithPath: workflow.path).deletingLastPathComponent()
-            .standardizedFileURL.path
-        builder = WorkflowBuilder(
+        let directory = Self.directory(of: workflow)
+        let options = options
+        return WorkflowBuilder(
             workflow: workflow,
             settings: .init(
                 environment: environment, directory: directory, gracePeriod: options.gracePeriod,
                 captureLimit: options.captureLimit, maxConcurrent: max(1, options.maxConcurrent),
                 concurrencyCategory: "procflow.run.\(runID)", processGroups: processGroups,
-                failFast: options.failFast ? failFastStop : nil),
+                failFast: options.failFast ? failFastStop : nil,
+                incremental: options.cache.map { cache in
+                    .init(
+                        context: .init(cache: cache, force: options.force, events: self),
+                        steps: incrementalSteps,
+                        stepContext: IncrementalStep.Context(
+                            workflow, directory: Self.directory(of: workflow)))
+                }),
             events: self)
+    }
+
+    /// The directory of the workflow file, absolute: where relative paths start.
+    static func directory(of workflow: Workflow) -> String {
+        URL(fileURLWithPath: workflow.path).deletingLastPathComponent().standardizedFileURL.path
     }
 
     /// Runs the workflow to its end and returns how it went.
@@ -149,6 +184,27 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         if options.ownsDescendants { LeftoverSweep.becomeSubreaper() }
         let started = Date()
         emit(RunEvent(kind: .workflowStarted(name: workflow.name, steps: order)))
+        let (settled, everything) = settleUpToDateSteps()
+        var summary: RunSummary
+        if everything, state.withLock({ $0.interrupted == nil }) {
+            // Nothing to run: no procedures to build, no processes to sweep.
+            let rows = UpToDateReport.report(
+                upToDateSteps, notes: settled.compactMapValues(\.note), to: emit)
+            summary = RunSummary(
+                name: workflow.name, rows: rows, result: .succeeded,
+                duration: Date().timeIntervalSince(started))
+            isUpToDate = true
+        } else {
+            runProcedures(settled)
+            summary = makeSummary(duration: Date().timeIntervalSince(started))
+        }
+        emit(RunEvent(kind: .workflowFinished(summary)))
+        return summary
+    }
+
+    private func runProcedures(_ settled: [String: SettledStepProcedure]) {
+        builder = makeBuilder()
+        builder.settle(settled)
         let root = builder.buildRoot()
         let done = DispatchSemaphore(value: 0)
         root.addDidFinishBlockObserver { _, _ in done.signal() }
@@ -162,9 +218,49 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         done.wait()
         accountForStepsThatNeverRan()
         endLeftovers()
-        let summary = makeSummary(duration: Date().timeIntervalSince(started))
-        emit(RunEvent(kind: .workflowFinished(summary)))
-        return summary
+    }
+
+    /// Settles the incremental steps found up to date before the run, putting back their
+    /// generated files; and tells whether that is every step. If a file cannot be put back,
+    /// nothing is settled: each step asks the cache when it is about to run.
+    private func settleUpToDateSteps() -> (
+        settled: [String: SettledStepProcedure], everything: Bool
+    ) {
+        guard let cache = options.cache, !options.force, !incrementalSteps.isEmpty else {
+            return ([:], false)
+        }
+        let preview = CachePreview(workflow, incremental: incrementalSteps, cache: cache)
+        var settled: [String: SettledStepProcedure] = [:]
+        for (id, decision) in preview.settled {
+            guard let record = decision.record, let value = cache.value(of: record),
+                let step = incrementalSteps[id]
+            else { return ([:], false) }
+            do {
+                settled[id] = SettledStepProcedure(
+                    value: value, note: try cache.settle(decision, for: step))
+            } catch {
+                return ([:], false)
+            }
+        }
+        return (settled, preview.settlesEverything)
+    }
+
+    /// The steps, as an up-to-date run reports them.
+    var upToDateSteps: [UpToDateSnapshot.Step] {
+        // No builder is made for a run with nothing to run: the steps come from the file.
+        let containers = Set(nestedSteps.filter { !$0.step.kind.isLeaf }.map(\.step.id))
+        return state.withLock { state in
+            order.map { id in
+                UpToDateSnapshot.Step(
+                    id: id, path: state.records[id]?.path ?? [],
+                    isContainer: containers.contains(id))
+            }
+        }
+    }
+
+    /// The incremental steps of the run.
+    var incremental: [IncrementalStep] {
+        order.compactMap { incrementalSteps[$0] }
     }
 
     /// Cancels the run because procflow received `signal`: running commands get the signal,
@@ -207,7 +303,16 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
 
     // MARK: - Step events
 
+    func explained(_ id: String, _ reason: String) {
+        if options.explain { emit(step: id, .stepExplained(reason: reason)) }
+    }
+
     func started(_ id: String, attempt: Int) {
+        if attempt == 1, options.explain, let step = builder.step(id), step.kind.isLeaf,
+            options.cache == nil || !step.caching.isIncremental || step.always
+        {
+            emit(step: id, .stepExplained(reason: Self.whyItRuns(step, cache: options.cache)))
+        }
         let now = Date()
         state.withLock {
             $0.records[id]?.status = .running
@@ -284,6 +389,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         switch outcome {
         case .succeeded:
             (kind, status) = (.stepSucceeded(duration: duration ?? 0), .succeeded)
+        case .cached(let note):
+            reason = note
+            (kind, status) = (.stepCached(note: note), .cached)
         case .failed(let message, let tail):
             reason = message
             kind = .stepFailed(
@@ -336,6 +444,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private func describe(_ outcome: StepOutcome, id: String) -> String {
         switch outcome {
         case .succeeded: return "succeeded"
+        case .cached: return "up to date"
         case .failed(let message, _): return message
         case .skippedByCondition: return "its condition is false"
         case .skipped(let message), .cancelled(let message): return message
@@ -347,6 +456,17 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             }
             return "its group \(group) was skipped: \(describe(groupOutcome, id: group))"
         }
+    }
+
+    /// Why a step that is not incremental runs.
+    private static func whyItRuns(_ step: Step, cache: StepCache?) -> String {
+        if cache == nil { return "--no-cache" }
+        if step.always { return "an always step runs every time" }
+        if step.caching.cache == false { return "it says cache: false" }
+        if case .http = step.kind {
+            return "an http step runs every time unless it says cache: true"
+        }
+        return "it declares no sources, generates or depfile (not incremental)"
     }
 
     /// Steps that never started nor finished: in a branch case not taken, or in a group that

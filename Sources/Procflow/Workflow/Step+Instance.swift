@@ -60,6 +60,25 @@ private struct ItemFilling {
         return filled
     }
 
+    /// The patterns with the item filled in; its values are taken as written, wildcards
+    /// included.
+    func patterns(_ patterns: [GlobPattern]) throws(Step.InstanceError) -> [GlobPattern] {
+        var filled: [GlobPattern] = []
+        for pattern in patterns {
+            let text = try self.text(pattern.text)
+            if text == pattern.text {
+                filled.append(pattern)
+                continue
+            }
+            do {
+                filled.append(try GlobPattern(text))
+            } catch {
+                throw Step.InstanceError(description: "\(error.message) (\(text))")
+            }
+        }
+        return filled
+    }
+
     func pairs(_ pairs: [(name: String, value: String)]) throws(Step.InstanceError) -> [(
         name: String, value: String
     )] {
@@ -72,6 +91,11 @@ private struct ItemFilling {
         var step = step
         step.when = try step.when.map { (condition) throws(Step.InstanceError) in
             try apply(to: condition)
+        }
+        step.caching.sources = try patterns(step.caching.sources)
+        step.caching.generates = try patterns(step.caching.generates)
+        step.caching.depfile = try step.caching.depfile.map {
+            (path) throws(Step.InstanceError) in try text(path)
         }
         switch step.kind {
         case .shell(var shell):

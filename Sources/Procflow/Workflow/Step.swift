@@ -29,6 +29,8 @@ public struct Step: Sendable {
     /// The container image `procflow export` runs a shell or file step in; `procflow run`
     /// ignores it.
     public var image: String? = nil
+    /// What it reads and makes, for incremental runs.
+    public var caching = Caching()
     /// Where the step is in the file: its JSON Pointer, and the byte offset of its object
     /// (turned into a line and column only for a diagnostic).
     public var pointer: JSONPointer

@@ -1,0 +1,149 @@
+import ProcedureKit
+
+/// An incremental step: a group around the step's procedure (an attempt, or a retry of
+/// attempts) that asks the cache, once the step's wired inputs have arrived, whether it must
+/// run. If not, it puts back what the step generated, gives the output the last run gave,
+/// and finishes without running anything. If so, it runs the procedure, and once that has
+/// succeeded records what the step read and made.
+final class IncrementalStepProcedure: GroupProcedure, InputProcedure, OutputProcedure,
+    @unchecked Sendable
+{
+    // @unchecked Sendable: mutable state lives in `values`, a `Locked` mutex; the rest is
+    // constant.
+
+    /// What the cache needs of the run.
+    struct Context: Sendable {
+        let cache: StepCache
+        /// Run the step whatever the cache says, and record it.
+        let force: Bool
+        let events: any StepEvents
+    }
+
+    private struct Values {
+        var input: Pending<JSONValue> = .pending
+        var output: Pending<ProcedureResult<JSONValue>> = .pending
+        /// Set when the step was up to date: the note on what was put back, if anything.
+        var cachedNote: String??
+        /// What the step runs with, to record once it has succeeded.
+        var fingerprint: StepRecord?
+        var startedAt: Int64 = 0
+    }
+
+    private let step: IncrementalStep
+    private let work: any OutputProcedure<JSONValue>
+    private let environmentInputs: ShellProcedure.EnvironmentInputs?
+    private let context: Context
+    private let values = Locked(Values())
+
+    /// Wraps `work`, the procedure of `step`, whose wired environment values (for a shell
+    /// step) are `environmentInputs`.
+    init(
+        _ step: IncrementalStep, work: any OutputProcedure<JSONValue>,
+        environmentInputs: ShellProcedure.EnvironmentInputs?, context: Context
+    ) {
+        self.step = step
+        self.work = work
+        self.environmentInputs = environmentInputs
+        self.context = context
+        super.init(operations: [])
+    }
+
+    var input: Pending<JSONValue> {
+        get { values.withLock { $0.input } }
+        set { values.withLock { $0.input = newValue } }
+    }
+
+    var output: Pending<ProcedureResult<JSONValue>> {
+        get { values.withLock { $0.output } }
+        set { values.withLock { $0.output = newValue } }
+    }
+
+    /// If the step was up to date: the note on the files put back (`.some(nil)` if none).
+    var cachedNote: String?? {
+        values.withLock { $0.cachedNote }
+    }
+
+    override func execute() {
+        let cache = context.cache
+        var decision = decide()
+        if let record = decision.record {
+            do throws(CacheProblem) {
+                let note = try cache.settle(decision, for: step)
+                if let value = cache.value(of: record) {
+                    values.withLock {
+                        $0.output = .ready(.success(value))
+                        $0.cachedNote = .some(note)
+                    }
+                    return super.execute()
+                }
+                decision = .run(
+                    reason: "its recorded output could not be read",
+                    fingerprint: cache.fingerprint(step, inputs: wiredInputs()))
+            } catch {
+                decision = .run(
+                    reason: "its files could not be put back (\(error.message))",
+                    fingerprint: cache.fingerprint(step, inputs: wiredInputs()))
+            }
+        }
+        guard case .run(let reason, let fingerprint) = decision else { return }
+        values.withLock {
+            $0.fingerprint = fingerprint
+            $0.startedAt = FileSystem.now()
+        }
+        context.events.explained(step.id, reason)
+        // A retry's attempts announce themselves.
+        if !(work is any RetryAttempts) { context.events.started(step.id, attempt: 1) }
+        if let receiver = work as? any InputProcedure<JSONValue> { forward(to: receiver) }
+        addChild(work)
+        super.execute()
+    }
+
+    /// What the cache says now that the wired inputs have arrived.
+    private func decide() -> CacheDecision {
+        let inputs = wiredInputs()
+        guard !context.force else {
+            return .run(
+                reason: "--force", fingerprint: context.cache.fingerprint(step, inputs: inputs))
+        }
+        return context.cache.decide(step, inputs: inputs)
+    }
+
+    private func forward<Receiver: InputProcedure<JSONValue>>(to receiver: Receiver) {
+        receiver.input = input
+    }
+
+    /// The values wired into the step, by name: `input`, and a shell step's environment
+    /// inputs.
+    private func wiredInputs() -> [(name: String, value: JSONValue)] {
+        var inputs: [(name: String, value: JSONValue)] = []
+        if let value = input.value { inputs.append(("input", value)) }
+        for (name, value) in environmentInputs?.all ?? [:] {
+            inputs.append((name, .string(value)))
+        }
+        return inputs
+    }
+
+    override func child(_ child: Procedure, willFinishWithError error: (any Error)?) {
+        var error = error
+        if error == nil, child === work, !isCancelled {
+            error = recordSuccess()
+        }
+        super.child(child, willFinishWithError: error)
+    }
+
+    /// Takes the output of the step's procedure and records the run; the error that fails
+    /// the step if the run cannot be recorded as declared.
+    private func recordSuccess() -> (any Error)? {
+        guard case .success(let value)? = work.output.value else { return nil }
+        output = .ready(.success(value))
+        let (fingerprint, startedAt) = values.withLock { ($0.fingerprint, $0.startedAt) }
+        guard let fingerprint else { return nil }
+        do throws(CacheProblem) {
+            try context.cache.record(
+                step, fingerprint: fingerprint, value: value, startedAt: startedAt)
+            return nil
+        } catch {
+            return StepError(.file, error.message)
+        }
+    }
+}

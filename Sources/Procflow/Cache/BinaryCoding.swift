@@ -1,0 +1,142 @@
+/// Appends the fields of the cache's files: little-endian integers, length-prefixed bytes.
+struct BinaryWriter {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func write(_ value: UInt32) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func write(_ value: UInt64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func write(_ value: Int64) {
+        write(UInt64(bitPattern: value))
+    }
+
+    mutating func write(_ value: Bool) {
+        bytes.append(value ? 1 : 0)
+    }
+
+    mutating func write(_ digest: Digest) {
+        for word in [digest.words.0, digest.words.1, digest.words.2, digest.words.3] {
+            write(word)
+        }
+    }
+
+    /// A status or its absence.
+    mutating func write(_ status: FileStatus?) {
+        write(status != nil)
+        guard let status else { return }
+        write(status.size)
+        write(status.modified)
+        write(status.changed)
+        write(status.inode)
+        write(status.mode)
+    }
+
+    mutating func write(_ text: String) {
+        var text = text
+        text.withUTF8 { write(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    mutating func write(bytes data: UnsafeRawBufferPointer) {
+        write(UInt32(data.count))
+        bytes.append(contentsOf: data)
+    }
+
+    mutating func write(bytes data: [UInt8]) {
+        data.withUnsafeBytes { write(bytes: $0) }
+    }
+}
+
+/// Reads what a ``BinaryWriter`` wrote; every read checks that the bytes are there.
+struct BinaryReader {
+    /// The data ended before a field did.
+    struct Truncated: Error {}
+
+    private let bytes: UnsafeRawBufferPointer
+    private var position: Int
+
+    init(_ bytes: UnsafeRawBufferPointer, from position: Int = 0) {
+        self.bytes = bytes
+        self.position = position
+    }
+
+    var isAtEnd: Bool { position == bytes.count }
+
+    private mutating func take(_ count: Int) throws(Truncated) -> UnsafeRawBufferPointer {
+        guard count >= 0, bytes.count - position >= count else { throw Truncated() }
+        defer { position += count }
+        return UnsafeRawBufferPointer(rebasing: bytes[position..<position + count])
+    }
+
+    mutating func uint32() throws(Truncated) -> UInt32 {
+        UInt32(littleEndian: try take(4).loadUnaligned(as: UInt32.self))
+    }
+
+    mutating func uint64() throws(Truncated) -> UInt64 {
+        UInt64(littleEndian: try take(8).loadUnaligned(as: UInt64.self))
+    }
+
+    mutating func int64() throws(Truncated) -> Int64 {
+        Int64(bitPattern: try uint64())
+    }
+
+    mutating func bool() throws(Truncated) -> Bool {
+        try take(1)[0] != 0
+    }
+
+    mutating func digest() throws(Truncated) -> Digest {
+        Digest(try uint64(), try uint64(), try uint64(), try uint64())
+    }
+
+    mutating func status() throws(Truncated) -> FileStatus? {
+        guard try bool() else { return nil }
+        return FileStatus(
+            size: try int64(), modified: try int64(), changed: try int64(), inode: try uint64(),
+            mode: try uint32())
+    }
+
+    mutating func string() throws(Truncated) -> String {
+        String(decoding: try bytesField(), as: UTF8.self)
+    }
+
+    mutating func bytesField() throws(Truncated) -> UnsafeRawBufferPointer {
+        try take(Int(try uint32()))
+    }
+
+    /// A count of items that each take at least `minimumSize` bytes, checked against what is
+    /// left so that a damaged count cannot ask for a huge allocation.
+    mutating func count(minimumSize: Int) throws(Truncated) -> Int {
+        let count = Int(try uint32())
+        guard count * max(minimumSize, 1) <= bytes.count - position else { throw Truncated() }
+        return count
+    }
+}
+
+/// A fast 64-bit checksum of the cache's files, to find damage (a torn or altered file), not
+/// tampering.
+enum Checksum {
+    static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (UInt64(bytes.count) &* multiplier)
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = UInt64(
+                littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            hash =
+                ((hash ^ (word &* multiplier)) &<< 29 | (hash ^ (word &* multiplier)) &>> 35)
+                &* 0xBF58_476D_1CE4_E5B9
+            index += 8
+        }
+        while index < bytes.count {
+            hash = (hash ^ UInt64(bytes[index])) &* 0x100_0000_01B3
+            index += 1
+        }
+        // The final mix of SplitMix64, so that every input bit reaches every output bit.
+        hash = (hash ^ (hash >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        hash = (hash ^ (hash >> 27)) &* 0x94D0_49BB_1331_11EB
+        return hash ^ (hash >> 31)
+    }
+}

@@ -1,0 +1,168 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Files by the digest of their content: `objects/ab/cdef…` in the state directory. What a
+/// step generated goes in after it runs, so that it can be put back without running the step
+/// again.
+///
+/// An object is written to a temporary file and renamed into place, so that it is whole or
+/// absent; two runs storing the same content write the same name. An object is checked
+/// against its name each time it is read, so that a damaged one is never restored.
+struct ContentStore: Sendable {
+    /// `objects` in the state directory.
+    let directory: String
+    /// Where objects are written before they are renamed into place.
+    let temporaryDirectory: String
+
+    private static let chunkSize = 1 << 16
+
+    /// Where the object of `digest` is.
+    func path(of digest: Digest) -> String {
+        let hex = digest.hex
+        return "\(directory)/\(hex.prefix(2))/\(hex.dropFirst(2))"
+    }
+
+    func contains(_ digest: Digest) -> Bool {
+        FileSystem.exists(path(of: digest))
+    }
+
+    /// The digest of the file at `path`, and its status before it was read.
+    struct Stored {
+        var digest: Digest
+        var status: FileStatus
+        /// Whether the file's status was the same after it was read: if not, it changed
+        /// while it was read, and the digest may be of neither version.
+        var isSteady: Bool
+        /// The bytes added to the store: 0 if its content was there already.
+        var added: Int64 = 0
+    }
+
+    /// Reads the file at `path`, storing its content unless `store` is false.
+    ///
+    /// - Throws: a ``CacheProblem`` when the file cannot be read or the object not written.
+    func add(fileAt path: String, store: Bool = true) throws(CacheProblem) -> Stored {
+        let input = open(path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw problem("cannot read \(path)") }
+        defer { close(input) }
+        guard let before = FileSystem.status(descriptor: input) else {
+            throw problem("cannot read \(path)")
+        }
+        if before.isDirectory { throw CacheProblem(message: "\(path) is a directory") }
+        var temporary: (path: String, descriptor: Int32)?
+        if store { temporary = try makeTemporary() }
+        defer {
+            if let temporary {
+                close(temporary.descriptor)
+                unlink(temporary.path)
+            }
+        }
+        var hasher = SHA256()
+        try copy(from: input, path: path, to: temporary?.descriptor, hashing: &hasher)
+        let digest = hasher.finalize()
+        let after = FileSystem.status(descriptor: input)
+        let stored = Stored(
+            digest: digest, status: before, isSteady: after.map(before.looksUnchanged) ?? false)
+        guard let temporary else { return stored }
+        let destination = self.path(of: digest)
+        if FileSystem.exists(destination) {
+            touch(destination)
+            return stored
+        }
+        let folder = String(destination.dropLast(63))
+        guard FileSystem.makeDirectories(folder), rename(temporary.path, destination) == 0 else {
+            throw problem("cannot store \(path) in \(directory)")
+        }
+        var added = stored
+        added.added = before.size
+        return added
+    }
+
+    /// Writes the object of `digest` to `path` (a temporary file renamed over it), with
+    /// `permissions`.
+    ///
+    /// - Throws: a ``CacheProblem`` when the object is missing or damaged (a damaged object is
+    ///   removed), or `path` cannot be written.
+    func restore(_ digest: Digest, to path: String, permissions: UInt32) throws(CacheProblem) {
+        let source = self.path(of: digest)
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw problem("cannot read \(source)") }
+        defer { close(input) }
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        guard FileSystem.makeDirectories(folder) else {
+            throw problem("cannot create the directory \(folder)")
+        }
+        let temporary =
+            "\(folder)/.\(path.split(separator: "/").last ?? "").procflow-\(UInt32.random(in: 0...UInt32.max))"
+        let output = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw problem("cannot write \(path)") }
+        var hasher = SHA256()
+        do {
+            try copy(from: input, path: source, to: output, hashing: &hasher)
+        } catch {
+            close(output)
+            unlink(temporary)
+            throw error
+        }
+        fchmod(output, mode_t(permissions))
+        close(output)
+        guard hasher.finalize() == digest else {
+            unlink(temporary)
+            unlink(source)
+            throw CacheProblem(message: "the stored copy of \(path) was damaged")
+        }
+        guard rename(temporary, path) == 0 else {
+            let failure = problem("cannot write \(path)")
+            unlink(temporary)
+            throw failure
+        }
+        touch(source)
+    }
+
+    /// Marks an object as just used, for pruning the least recently used first.
+    private func touch(_ path: String) {
+        utimensat(AT_FDCWD, path, nil, 0)
+    }
+
+    private func makeTemporary() throws(CacheProblem) -> (path: String, descriptor: Int32) {
+        guard FileSystem.makeDirectories(temporaryDirectory) else {
+            throw problem("cannot create \(temporaryDirectory)")
+        }
+        let path = "\(temporaryDirectory)/\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw problem("cannot write in \(temporaryDirectory)") }
+        return (path, descriptor)
+    }
+
+    /// Copies `input` to the end into `output` (if any), hashing what it reads.
+    private func copy(
+        from input: Int32, path: String, to output: Int32?, hashing hasher: inout SHA256
+    ) throws(CacheProblem) {
+        let chunk = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: Self.chunkSize, alignment: 8)
+        defer { chunk.deallocate() }
+        while true {
+            let count = read(input, chunk.baseAddress, chunk.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw problem("cannot read \(path)")
+            }
+            if count == 0 { return }
+            let filled = UnsafeRawBufferPointer(rebasing: chunk[0..<count])
+            hasher.update(filled)
+            if let output {
+                do throws(POSIXIO.Failure) {
+                    try POSIXIO.write(filled, to: output)
+                } catch {
+                    throw CacheProblem(message: "cannot write a copy of \(path): \(error.message)")
+                }
+            }
+        }
+    }
+
+    private func problem(_ what: String) -> CacheProblem {
+        CacheProblem(message: "\(what): \(String(cString: strerror(errno)))")
+    }
+}

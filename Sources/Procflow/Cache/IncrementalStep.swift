@@ -1,0 +1,233 @@
+/// An incremental step as the cache sees it before it runs: what it is (as a digest), where
+/// it runs, and the files it declares, the patterns and paths made absolute.
+struct IncrementalStep: Sendable {
+    /// The step's id.
+    let id: String
+    /// What a change of ``definition`` is called in an explanation: "command changed".
+    let definitionName: String
+    /// The digest of its kind, command (variables filled in), output format and file
+    /// declarations.
+    let definition: Digest
+    /// The digest of the environment the workflow gives it.
+    let environment: Digest
+    /// Its working directory, absolute.
+    let directory: String
+    /// Its `sources`, and for a file step the files its operation reads.
+    let sources: Files
+    /// Its `generates`, and for a file step the file its operation writes.
+    let generates: Files
+    /// Its depfile, absolute.
+    let depfile: String?
+
+    /// Declared files: paths without wildcards made absolute once, and patterns.
+    struct Files: Sendable {
+        /// Absolute paths, without `.` or `..`.
+        var paths: [String] = []
+        var patterns: [GlobPattern] = []
+
+        /// Whether it names nothing.
+        var isEmpty: Bool { paths.isEmpty && patterns.isEmpty }
+
+        init(_ list: [GlobPattern], in directory: String) {
+            for pattern in list {
+                if pattern.isLiteral {
+                    paths.append(resolve(pattern.literalPath, in: directory))
+                } else {
+                    patterns.append(pattern)
+                }
+            }
+        }
+    }
+
+    /// What the incremental steps of one workflow share.
+    struct Context: Sendable {
+        /// The directory of the workflow file, absolute.
+        let workflowDirectory: String
+        /// The digest of the variables and `env` of the workflow, given to shell steps.
+        let environment: Digest
+        /// The digest of the variables, which render steps use.
+        let variables: Digest
+        let variableList: [(name: String, value: String)]
+        let environmentList: [(name: String, value: String)]
+
+        init(_ workflow: Workflow, directory: String) {
+            workflowDirectory = directory
+            variableList = workflow.variables
+            environmentList = workflow.environment
+            environment = IncrementalStep.digest(of: workflow.variables + workflow.environment)
+            variables = IncrementalStep.digest(of: workflow.variables)
+        }
+    }
+
+    /// The incremental step `step` stands for, in a workflow `context` describes; `nil` if it
+    /// is not incremental.
+    init?(_ step: Step, context: Context) {
+        // A forEach step's instances are incremental, each on its own; the step itself, which
+        // gathers their outputs, is not.
+        guard step.caching.isIncremental, !step.always, step.forEach == nil else { return nil }
+        id = step.id
+        var writer = BinaryWriter()
+        var environment = IncrementalStep.digest(of: [])
+        var sources = step.caching.sources
+        var generates = step.caching.generates
+        var workingDirectory = context.workflowDirectory
+        switch step.kind {
+        case .shell(let shell):
+            definitionName = "command changed"
+            Self.write(shell, to: &writer)
+            environment =
+                shell.environment.isEmpty
+                ? context.environment
+                : Self.digest(
+                    of: context.variableList + context.environmentList + shell.environment)
+            if let cwd = shell.cwd {
+                workingDirectory = resolve(cwd, in: context.workflowDirectory)
+            }
+        case .file(let operation):
+            definitionName = "operation changed"
+            Self.write(operation, to: &writer)
+            if case .render = operation { environment = context.variables }
+            let (reads, writes) = Self.files(of: operation)
+            sources += reads
+            generates += writes
+        case .http(let http):
+            definitionName = "request changed"
+            Self.write(http, to: &writer)
+        case .group, .branch:
+            return nil
+        }
+        for list in [step.caching.sources, step.caching.generates] {
+            writer.write(UInt32(list.count))
+            for pattern in list { writer.write(pattern.text) }
+        }
+        writer.write(step.caching.depfile ?? "")
+        definition = SHA256.hash(writer.bytes)
+        self.environment = environment
+        directory = workingDirectory
+        self.sources = Files(sources, in: workingDirectory)
+        self.generates = Files(generates, in: workingDirectory)
+        depfile = step.caching.depfile.map { resolve($0, in: workingDirectory) }
+    }
+
+    /// The digest of an environment: each name's last value, sorted by name.
+    static func digest(of environment: [(name: String, value: String)]) -> Digest {
+        guard !environment.isEmpty else { return emptyDigest }
+        var values: [String: String] = [:]
+        for (name, value) in environment { values[name] = value }
+        var writer = BinaryWriter()
+        for name in values.keys.sorted() {
+            writer.write(name)
+            writer.write(values[name]!)
+        }
+        return SHA256.hash(writer.bytes)
+    }
+
+    private static let emptyDigest = SHA256.hash([])
+
+    /// A path the cache shows: relative to the working directory when it is inside it.
+    func display(_ path: String) -> String {
+        let prefix = directory == "/" ? "/" : directory + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
+    // MARK: - Definitions
+
+    private static func write(_ shell: Shell, to writer: inout BinaryWriter) {
+        writer.write("shell")
+        switch shell.command {
+        case .script(let script):
+            writer.write("run")
+            writer.write(script)
+        case .argv(let argv):
+            writer.write("argv")
+            writer.write(UInt32(argv.count))
+            for argument in argv { writer.write(argument) }
+        }
+        writer.write(shell.output.rawValue)
+    }
+
+    private static func write(_ operation: FileOperation, to writer: inout BinaryWriter) {
+        writer.write("file")
+        writer.write(operation.name)
+        writer.write(operation.outputFormat.rawValue)
+        switch operation {
+        case .read(let path, _): writer.write(path)
+        case .write(let path, let content):
+            writer.write(path)
+            writer.write(content != nil)
+            writer.write(content ?? "")
+        case .copy(let source, let destination):
+            writer.write(source)
+            writer.write(destination)
+        case .render(let template, let path):
+            switch template {
+            case .file(let file):
+                writer.write("template")
+                writer.write(file)
+            case .text(let text):
+                writer.write("text")
+                writer.write(text)
+            }
+            writer.write(path ?? "")
+        case .select(let pointer): writer.write(pointer.description)
+        case .replace(let find, let replacement):
+            writer.write(find)
+            writer.write(replacement)
+        case .concat(let paths, let path):
+            writer.write(UInt32(paths.count))
+            for file in paths { writer.write(file) }
+            writer.write(path ?? "")
+        }
+    }
+
+    private static func write(_ http: HTTP, to writer: inout BinaryWriter) {
+        writer.write("http")
+        writer.write(http.method)
+        writer.write(http.url)
+        writer.write(UInt32(http.headers.count))
+        for (name, value) in http.headers {
+            writer.write(name)
+            writer.write(value)
+        }
+        writer.write(http.body.map(JSONWriter.string) ?? "")
+        writer.write(UInt32(http.expect.count))
+        for status in http.expect { writer.write(UInt32(status)) }
+        writer.write(http.output.rawValue)
+    }
+
+    /// The files a file operation reads and writes, as literal patterns.
+    private static func files(of operation: FileOperation) -> (
+        reads: [GlobPattern], writes: [GlobPattern]
+    ) {
+        func literal(_ path: String) -> GlobPattern? {
+            try? GlobPattern(literal: path)
+        }
+        switch operation {
+        case .read(let path, _): return ([literal(path)].compactMap { $0 }, [])
+        case .write(let path, _): return ([], [literal(path)].compactMap { $0 })
+        case .copy(let source, let destination):
+            return ([literal(source)].compactMap { $0 }, [literal(destination)].compactMap { $0 })
+        case .render(let template, let path):
+            var reads: [GlobPattern] = []
+            if case .file(let file) = template, let pattern = literal(file) {
+                reads.append(pattern)
+            }
+            return (reads, [path.flatMap(literal)].compactMap { $0 })
+        case .concat(let paths, let path):
+            return (paths.compactMap(literal), [path.flatMap(literal)].compactMap { $0 })
+        case .select, .replace: return ([], [])
+        }
+    }
+}
+
+extension IncrementalStep {
+    /// Every incremental step of `workflow`, which is in `directory`, by id.
+    static func all(in workflow: Workflow, directory: String) -> [String: IncrementalStep] {
+        let context = Context(workflow, directory: directory)
+        var steps: [String: IncrementalStep] = [:]
+        workflow.forEachStep { nested in
+            if let step = IncrementalStep(nested.step, context: context) { steps[step.id] = step }
+        }
+        return steps
+    }
+}

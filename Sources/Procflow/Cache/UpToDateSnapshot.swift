@@ -1,0 +1,169 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What a run found entirely up to date looked at, so that the next run can tell the same
+/// with `stat` calls alone, without loading the workflow: `<workflow>.uptodate` in the state
+/// directory.
+///
+/// It holds what decided that every step was up to date: the workflow file (its digest, and
+/// its status when that can be trusted), the `--var` values and `--only`, the status of the
+/// index the records were read from, and the trusted status of every file the steps read
+/// and made (or that a source does not exist); and what the run reported. If all of it is
+/// unchanged, so is every decision, and the run is reported as it was. Any run that does not
+/// find it so removes the file before anything else, and writes a new one only if it finds
+/// everything up to date in turn.
+struct UpToDateSnapshot: Sendable, Equatable {
+    /// What the run is of.
+    struct Key: Sendable, Equatable {
+        /// The workflow file, absolute.
+        var workflow: String
+        /// `--var` values, `name=value`, in the order given.
+        var overrides: [String]
+        var only: String?
+    }
+
+    /// A step as the run reported it.
+    struct Step: Sendable, Equatable {
+        var id: String
+        /// The ids of the groups and branches it is in, outermost first.
+        var path: [String]
+        /// Whether it holds other steps (reported as started and finished, not cached).
+        var isContainer: Bool
+    }
+
+    var key: Key
+    /// The digest of the workflow file.
+    var digest: Digest
+    /// The workflow file's status, if it can be trusted to tell a change.
+    var workflowStatus: FileStatus?
+    /// The index's status: another run's writing it changes it.
+    var indexStatus: FileStatus
+    /// The workflow's name.
+    var name: String
+    var steps: [Step]
+    /// Every file looked at, with its trusted status, or `nil` for one that must not exist.
+    var files: [(path: String, status: FileStatus?)]
+
+    static func == (lhs: UpToDateSnapshot, rhs: UpToDateSnapshot) -> Bool {
+        lhs.key == rhs.key && lhs.digest == rhs.digest && lhs.workflowStatus == rhs.workflowStatus
+            && lhs.indexStatus == rhs.indexStatus && lhs.name == rhs.name && lhs.steps == rhs.steps
+            && lhs.files.elementsEqual(rhs.files) { $0.path == $1.path && $0.status == $1.status }
+    }
+
+    /// The snapshot's file for the workflow file `workflow` in `directory`.
+    static func path(in directory: StateDirectory, for workflow: String) -> String {
+        directory.index(for: workflow).dropLast(".state".count) + ".uptodate"
+    }
+
+    // MARK: - Checking
+
+    /// The snapshot in `directory` for `key`, if nothing it looked at has changed: then the
+    /// run is up to date.
+    static func current(in directory: StateDirectory, for key: Key) -> UpToDateSnapshot? {
+        guard case .success(let bytes) = POSIXIO.readFile(path(in: directory, for: key.workflow)),
+            let snapshot = try? StateFile.unwrap(bytes, as: .snapshot, read),
+            snapshot.key == key,
+            FileSystem.status(directory.index(for: key.workflow)) == snapshot.indexStatus,
+            snapshot.workflowIsUnchanged(), snapshot.filesAreUnchanged()
+        else { return nil }
+        return snapshot
+    }
+
+    /// Whether the workflow file is the one the snapshot was taken of: by its status when
+    /// that is trusted, else by its content.
+    private func workflowIsUnchanged() -> Bool {
+        let status = FileSystem.status(key.workflow)
+        if let status, let known = workflowStatus, known.looksUnchanged(from: status) {
+            return true
+        }
+        guard case .success(let bytes) = POSIXIO.readFile(key.workflow) else { return false }
+        return SHA256.hash(bytes) == digest
+    }
+
+    private func filesAreUnchanged() -> Bool {
+        // Most files are below the workflow's directory: looked up from there.
+        let folder = String(
+            key.workflow[..<(key.workflow.lastIndex(of: "/") ?? key.workflow.startIndex)])
+        let directory = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if directory >= 0 { close(directory) } }
+        let prefix = folder + "/"
+        return files.allSatisfy { file in
+            let now = FileSystem.status(file.path, below: directory, prefix: prefix)
+            guard let expected = file.status else { return now == nil }
+            return now.map(expected.looksUnchanged) ?? false
+        }
+    }
+
+    // MARK: - Files
+
+    /// Writes the snapshot; a failure only means the next run checks everything.
+    func write(in directory: StateDirectory) {
+        var writer = BinaryWriter()
+        writer.write(key.workflow)
+        writer.write(digest)
+        writer.write(UInt32(key.overrides.count))
+        for override in key.overrides { writer.write(override) }
+        writer.write(key.only != nil)
+        writer.write(key.only ?? "")
+        writer.write(workflowStatus)
+        writer.write(indexStatus)
+        writer.write(name)
+        writer.write(UInt32(steps.count))
+        for step in steps {
+            writer.write(step.id)
+            writer.write(step.isContainer)
+            writer.write(UInt32(step.path.count))
+            for group in step.path { writer.write(group) }
+        }
+        writer.write(UInt32(files.count))
+        for file in files {
+            writer.write(file.path)
+            writer.write(file.status)
+        }
+        try? StateDirectory.write(
+            StateFile.wrap(writer.bytes, as: .snapshot),
+            to: Self.path(in: directory, for: key.workflow),
+            temporary: directory.temporary)
+    }
+
+    /// Removes the snapshot of `workflow`, before a run that may change what it says.
+    static func remove(in directory: StateDirectory, for workflow: String) {
+        unlink(path(in: directory, for: workflow))
+    }
+
+    private static func read(_ reader: inout BinaryReader) throws(BinaryReader.Truncated)
+        -> UpToDateSnapshot
+    {
+        let workflow = try reader.string()
+        let digest = try reader.digest()
+        var overrides: [String] = []
+        for _ in 0..<(try reader.count(minimumSize: 4)) { overrides.append(try reader.string()) }
+        let hasOnly = try reader.bool()
+        let only = try reader.string()
+        let workflowStatus = try reader.status()
+        guard let indexStatus = try reader.status() else { throw BinaryReader.Truncated() }
+        let name = try reader.string()
+        var steps: [Step] = []
+        let stepCount = try reader.count(minimumSize: 9)
+        steps.reserveCapacity(stepCount)
+        for _ in 0..<stepCount {
+            let id = try reader.string()
+            let isContainer = try reader.bool()
+            var path: [String] = []
+            for _ in 0..<(try reader.count(minimumSize: 4)) { path.append(try reader.string()) }
+            steps.append(Step(id: id, path: path, isContainer: isContainer))
+        }
+        var files: [(path: String, status: FileStatus?)] = []
+        let fileCount = try reader.count(minimumSize: 5)
+        files.reserveCapacity(fileCount)
+        for _ in 0..<fileCount { files.append((try reader.string(), try reader.status())) }
+        return UpToDateSnapshot(
+            key: Key(workflow: workflow, overrides: overrides, only: hasOnly ? only : nil),
+            digest: digest, workflowStatus: workflowStatus, indexStatus: indexStatus, name: name,
+            steps: steps,
+            files: files)
+    }
+}

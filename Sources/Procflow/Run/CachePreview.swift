@@ -1,0 +1,182 @@
+/// What the cache says of each step before anything runs: for `--dry-run`, and so that a run
+/// can settle at once the steps whose inputs are known before it starts.
+///
+/// A step's wired inputs are known before the run when the steps they come from are up to
+/// date: their recorded outputs are what they will give. A step is *settled* when it is up
+/// to date, everything it waits for is settled (what runs before it could change the files
+/// it reads), and nothing can stop it from running: no condition (its own or a group's), no
+/// branch around it. A settled step that puts files back changes files others may read: the
+/// steps after it are not settled, but decided when they are about to run.
+struct CachePreview {
+    /// What would become of a step.
+    enum Verdict {
+        /// It is up to date, once these generated files are put back.
+        case upToDate(restoring: [String])
+        /// It runs, for this reason.
+        case runs(String)
+        /// It runs or not depending on what runs before it: this says what.
+        case mayRun(String)
+    }
+
+    /// The decisions of settled steps, by id.
+    private(set) var settled: [String: CacheDecision] = [:]
+    /// Whether every step is settled and puts nothing back: the whole run is up to date.
+    var settlesEverything: Bool { !isSettled.contains(false) }
+
+    /// Every step, in file order, depth first; positions in it stand for steps below.
+    private let steps: [NestedStep]
+    private let positions: [String: Int]
+    private var verdicts: [Verdict?]
+    /// Whether each step is settled without putting files back (for a group: all in it).
+    private var isSettled: [Bool]
+    private let incremental: [String: IncrementalStep]
+    private let cache: StepCache
+
+    /// The verdicts on every step of `workflow`, whose incremental steps are `incremental`.
+    init(_ workflow: Workflow, incremental: [String: IncrementalStep], cache: StepCache) {
+        steps = workflow.nestedSteps
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(steps.count)
+        for (position, nested) in steps.enumerated() { positions[nested.step.id] = position }
+        self.positions = positions
+        verdicts = Array(repeating: nil, count: steps.count)
+        isSettled = Array(repeating: false, count: steps.count)
+        self.incremental = incremental
+        self.cache = cache
+        cache.whileNothingRuns {
+            for position in steps.indices { evaluate(position) }
+        }
+    }
+
+    /// The verdict on the step `id`.
+    func verdict(on id: String) -> Verdict? {
+        positions[id].flatMap { verdicts[$0] }
+    }
+
+    /// Evaluates `root` after everything it needs, without recursion (a chain can be long).
+    private mutating func evaluate(_ root: Int) {
+        guard verdicts[root] == nil else { return }
+        var stack = [(position: root, ready: false)]
+        while let (position, ready) = stack.popLast() {
+            guard verdicts[position] == nil else { continue }
+            if ready {
+                verdicts[position] = verdict(of: position)
+                continue
+            }
+            stack.append((position, true))
+            for need in needs(of: position) where verdicts[need] == nil {
+                stack.append((need, false))
+            }
+        }
+    }
+
+    /// What the verdict on a step depends on: its prerequisites and its groups', and a
+    /// group's children.
+    private func needs(of position: Int) -> [Int] {
+        let nested = steps[position]
+        var needs: [Int] = []
+        func add(_ step: Step) {
+            guard !step.dependsOn.isEmpty || step.wireCount > 0 else { return }
+            needs += step.prerequisites.compactMap { positions[$0] }
+        }
+        add(nested.step)
+        for group in nested.path { positions[group].map { add(steps[$0].step) } }
+        if case .group(let group) = nested.step.kind {
+            needs += group.steps.compactMap { positions[$0.id] }
+        }
+        return needs
+    }
+
+    private mutating func verdict(of position: Int) -> Verdict {
+        let nested = steps[position]
+        let id = nested.step.id
+        let canSettle =
+            nested.step.when == nil && nested.cases.isEmpty
+            && nested.path.allSatisfy { positions[$0].map { steps[$0].step.when == nil } ?? true }
+        for need in needs(of: position) where !isSettled[need] {
+            let other = steps[need].step.id
+            if case .restore? = settled[other] { return .mayRun("\(other) restores files first") }
+            if steps[need].parent == id { return .mayRun("\(other) may run") }
+            return .mayRun("\(other) may run first")
+        }
+        switch nested.step.kind {
+        case .group:
+            guard canSettle else { return .mayRun("its condition decides") }
+            isSettled[position] = true
+            return .upToDate(restoring: [])
+        case .branch:
+            return .mayRun("it chooses a case when it runs")
+        case .shell, .http, .file:
+            break
+        }
+        guard let spec = incremental[id] else { return .runs("not incremental") }
+        guard let inputs = knownInputs(of: nested) else {
+            return .mayRun("its input is not known before the run")
+        }
+        let decision = cache.decide(spec, inputs: inputs)
+        switch decision {
+        case .run(let reason, _):
+            return .runs(reason)
+        case .upToDate, .restore:
+            if canSettle {
+                if case .upToDate = decision { isSettled[position] = true }
+                settled[id] = decision
+            }
+            guard case .restore(_, let files) = decision else { return .upToDate(restoring: []) }
+            return .upToDate(restoring: files.map { spec.display($0.path) })
+        }
+    }
+
+    /// The values wired into a step, from the records of the settled steps they come from;
+    /// `nil` if one is not known.
+    private func knownInputs(of nested: NestedStep) -> [(name: String, value: JSONValue)]? {
+        var inputs: [(name: String, value: JSONValue)] = []
+        if nested.step.wireCount > 0 {
+            for (wire, role) in nested.step.wires where role != .condition {
+                guard let value = recordedValue(of: wire) else { return nil }
+                switch role {
+                case .input: inputs.append(("input", value))
+                case .environment(let name): inputs.append((name, .string(value.text)))
+                case .branch, .condition, .forEach: break
+                }
+            }
+        }
+        if let parent = nested.parent.flatMap({ positions[$0] }),
+            case .group(let group) = steps[parent].step.kind, group.inputTo?.id == nested.step.id
+        {
+            guard let value = groupInput(of: parent) else { return nil }
+            inputs.append(("input", value))
+        }
+        return inputs
+    }
+
+    /// The value `wire` takes from a settled step's recorded output.
+    private func recordedValue(of wire: Wire) -> JSONValue? {
+        output(of: wire.from.id).flatMap(wire.selected)
+    }
+
+    /// The output a settled step gives: its record's, or for a group its `outputFrom`
+    /// child's.
+    private func output(of id: String) -> JSONValue? {
+        var current = id
+        while let position = positions[current], case .group(let group) = steps[position].step.kind
+        {
+            guard let child = group.outputFrom?.id else { return .null }
+            current = child
+        }
+        guard let record = settled[current]?.record else { return nil }
+        return cache.value(of: record)
+    }
+
+    /// The input a group forwards to its `inputTo` child, when known.
+    private func groupInput(of position: Int) -> JSONValue? {
+        let nested = steps[position]
+        if let wire = nested.step.input { return recordedValue(of: wire) }
+        if let parent = nested.parent.flatMap({ positions[$0] }),
+            case .group(let group) = steps[parent].step.kind, group.inputTo?.id == nested.step.id
+        {
+            return groupInput(of: parent)
+        }
+        return nil
+    }
+}

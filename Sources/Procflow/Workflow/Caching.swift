@@ -1,0 +1,29 @@
+/// What a step reads and makes, for incremental runs: its `sources`, `generates`, `depfile`
+/// and `cache` fields.
+public struct Caching: Sendable, Equatable {
+    /// The files whose content the step's result depends on, relative to its working
+    /// directory.
+    public var sources: [GlobPattern] = []
+    /// The files the step makes, relative to its working directory.
+    public var generates: [GlobPattern] = []
+    /// A file in Makefile syntax the command writes, whose prerequisites become sources of
+    /// the step after a successful run; relative to its working directory.
+    public var depfile: String?
+    /// `false` turns incremental runs off for the step; `true` makes a step without sources
+    /// incremental on its command and wired inputs alone.
+    public var cache: Bool?
+
+    /// No caching declared.
+    public init() {}
+
+    /// Whether the step declares anything about files.
+    public var declaresFiles: Bool {
+        !sources.isEmpty || !generates.isEmpty || depfile != nil
+    }
+
+    /// Whether the step is incremental: it declares sources, generated files or a depfile,
+    /// or `cache: true`, and not `cache: false`.
+    public var isIncremental: Bool {
+        cache ?? declaresFiles
+    }
+}

@@ -1,0 +1,615 @@
+import Foundation
+import ProcedureKit
+import Testing
+
+@testable import Procflow
+
+extension WorkflowFixture {
+    /// Writes `text` to `name` in the fixture's directory, creating directories.
+    func write(_ name: String, _ text: String) throws {
+        let url = directory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    func delete(_ name: String) throws {
+        try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+    }
+
+    func exists(_ name: String) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path)
+    }
+
+    /// The lines commands appended to `runs.log`: which steps ran, in order.
+    var ran: [String] {
+        (contents("runs.log") ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// Runs, and returns the ids of the steps that ran (their `runs.log` lines), clearing the
+    /// log; records a failed run.
+    func runSteps(
+        _ arguments: [String] = [], sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws -> (ran: [String], statuses: [String: String], events: [[String: Any]]) {
+        try? delete("runs.log")
+        let (result, events) = try self.events(arguments)
+        #expect(
+            result.status == 0, "\(result.stderr)\(result.stdout)", sourceLocation: sourceLocation)
+        return (ran.sorted(), statuses(events), events)
+    }
+
+    /// The workflow file with `old` replaced by `new`.
+    func edit(_ old: String, _ new: String) throws {
+        let text = contents(file)!
+        #expect(text.contains(old))
+        try write(file, text.replacingOccurrences(of: old, with: new))
+    }
+}
+
+/// Why each step ran, from `step.explained` events.
+func explained(_ events: [[String: Any]]) -> [String: String] {
+    var reasons: [String: String] = [:]
+    for event in events where event["event"] as? String == "step.explained" {
+        reasons[event["step"] as! String] = event["reason"] as? String
+    }
+    return reasons
+}
+
+/// A step whose command notes that it ran, then does `script`.
+func noting(_ id: String, _ script: String) -> String {
+    "echo \(id) >> runs.log; \(script)"
+}
+
+@Suite("Incremental runs")
+struct IncrementalRunTests {
+
+    static let pipeline = """
+        {"vars": {"MODE": "fast"},
+         "procedures": [
+          {"id": "gen", "kind": "shell", "run": "\(noting("gen", "tr -d ' ' < in.txt > mid.txt; printf v1"))",
+           "output": "text", "sources": ["in.txt"], "generates": ["mid.txt"]},
+          {"id": "use", "kind": "shell", "run": "\(noting("use", "cat mid.txt > out.txt; printf %s $V >> out.txt"))",
+           "inputs": {"V": {"from": "gen"}}, "sources": ["mid.txt"], "generates": ["out.txt"]},
+          {"id": "other", "kind": "shell", "run": "\(noting("other", "cp other.txt other.out"))",
+           "sources": ["other.txt"], "generates": ["other.out"]}
+        ]}
+        """
+
+    static func pipelineFixture() throws -> WorkflowFixture {
+        let fixture = try WorkflowFixture(pipeline)
+        try fixture.write("in.txt", "a b c\n")
+        try fixture.write("other.txt", "other\n")
+        return fixture
+    }
+
+    @Test func aSecondRunFindsEveryStepUpToDateAndGivesTheRecordedOutput() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        let first = try fixture.runSteps()
+        #expect(first.ran == ["gen", "other", "use"])
+        #expect(fixture.contents("out.txt") == "abc\nv1")
+        let second = try fixture.runSteps()
+        #expect(second.ran == [])
+        #expect(second.statuses == ["gen": "cached", "use": "cached", "other": "cached"])
+        let cached = second.events.filter { $0["event"] as? String == "step.cached" }
+        #expect(Set(cached.compactMap { $0["step"] as? String }) == ["gen", "use", "other"])
+        let text = try fixture.run()
+        #expect(text.stdout.contains("gen   ✓ up to date"))
+        #expect(text.stdout.contains("3 cached"))
+    }
+
+    @Test func aSourceEditRunsExactlyTheStepsThatReadIt() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        try fixture.write("other.txt", "changed\n")
+        #expect(try fixture.runSteps().ran == ["other"])
+        try fixture.write("in.txt", "x y\n")
+        let run = try fixture.runSteps()
+        #expect(run.ran == ["gen", "use"])
+        #expect(fixture.contents("out.txt") == "xy\nv1")
+    }
+
+    @Test func earlyCutoffAStepWhoseUpstreamMadeTheSameFilesAndDataStaysUpToDate() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        // Spaces are dropped: gen runs again and makes the same mid.txt and output.
+        try fixture.write("in.txt", "a  b  c\n")
+        let run = try fixture.runSteps()
+        #expect(run.ran == ["gen"])
+        #expect(run.statuses["use"] == "cached")
+    }
+
+    @Test func eachForEachInstanceIsUpToDateOnItsOwnSourcesAcrossRuns() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "cc", "kind": "shell", "forEach": {"in": ["a", "b"]},
+               "run": "echo cc-$item >> runs.log; cp src/$item.c $item.o",
+               "sources": ["src/${item}.c"], "generates": ["${item}.o"]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("src/a.c", "a1\n")
+        try fixture.write("src/b.c", "b1\n")
+        #expect(try fixture.runSteps().ran == ["cc-a", "cc-b"])
+        let second = try fixture.runSteps()
+        #expect(second.ran == [])
+        #expect(second.statuses["cc[0]"] == "cached")
+        // The record of an instance outlives the run that found it up to date.
+        try fixture.write("src/a.c", "a2\n")
+        let third = try fixture.runSteps(["--explain"])
+        #expect(third.ran == ["cc-a"])
+        #expect(explained(third.events)["cc[0]"] == "source src/a.c changed")
+        #expect(fixture.contents("a.o") == "a2\n")
+        try fixture.delete("b.o")
+        #expect(try fixture.runSteps().ran == [])
+        #expect(fixture.contents("b.o") == "b1\n")
+    }
+
+    @Test func aChangedWiredValueRunsTheStepThatTakesIt() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        try fixture.edit("printf v1", "printf v2")
+        let run = try fixture.runSteps(["--explain"])
+        #expect(run.ran == ["gen", "use"])
+        #expect(fixture.contents("out.txt") == "abc\nv2")
+        let reasons = explained(run.events)
+        #expect(reasons["gen"] == "command changed")
+        #expect(reasons["use"] == "input V changed")
+    }
+
+    @Test func environmentAndVariableChangesRunTheSteps() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        #expect(try fixture.runSteps(["--var", "MODE=slow"]).ran == ["gen", "other", "use"])
+        #expect(try fixture.runSteps(["--var", "MODE=slow"]).ran == [])
+        try fixture.edit(
+            #""sources": ["other.txt"]"#, #""env": {"X": "1"}, "sources": ["other.txt"]"#)
+        #expect(try fixture.runSteps(["--var", "MODE=slow"]).ran == ["other"])
+    }
+
+    @Test func depfileHeadersBecomeSources() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "a", "kind": "shell", "sources": ["a.c"], "depfile": "a.d", "generates": ["a.o"],
+               "run": "\(noting("a", "printf 'a.o: a.c \\\\\\\\\\\\n  common.h a.h\\\\n' > a.d; cat a.c common.h a.h > a.o"))"},
+              {"id": "b", "kind": "shell", "sources": ["b.c"], "depfile": "b.d", "generates": ["b.o"],
+               "run": "\(noting("b", "printf 'b.o: b.c common.h\\\\n' > b.d; cat b.c common.h > b.o"))"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        for file in ["a.c", "b.c", "common.h", "a.h"] { try fixture.write(file, file) }
+        #expect(try fixture.runSteps().ran == ["a", "b"])
+        #expect(try fixture.runSteps().ran == [])
+        try fixture.write("a.h", "a.h changed")
+        let run = try fixture.runSteps(["--explain"])
+        #expect(run.ran == ["a"])
+        #expect(
+            run.events.contains {
+                $0["step"] as? String == "a" && $0["reason"] as? String == "source a.h changed"
+            })
+        try fixture.write("common.h", "common changed")
+        #expect(try fixture.runSteps().ran == ["a", "b"])
+    }
+
+    @Test func deletedAndHandEditedOutputsAreRestoredWithoutRunning() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        try fixture.delete("out.txt")
+        try fixture.write("other.out", "edited by hand\n")
+        let run = try fixture.runSteps()
+        #expect(run.ran == [])
+        #expect(fixture.contents("out.txt") == "abc\nv1")
+        #expect(fixture.contents("other.out") == "other\n")
+        let notes = run.events.compactMap { $0["note"] as? String }
+        #expect(notes.contains("restored out.txt"))
+        let kept = try #require(notes.first { $0.hasPrefix("restored other.out; ") })
+        // The copy changed by hand is not lost: it is kept in the store.
+        let path = try #require(kept.split(separator: " ").last.map(String.init))
+        #expect((try? String(contentsOfFile: path, encoding: .utf8)) == "edited by hand\n")
+    }
+
+    @Test func switchingBackToEarlierSourcesRestoresTheirOutputsWithoutRunning() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        try fixture.write("in.txt", "branch two\n")
+        #expect(try fixture.runSteps().ran == ["gen", "use"])
+        #expect(fixture.contents("out.txt") == "branchtwo\nv1")
+        try fixture.write("in.txt", "a b c\n")
+        let back = try fixture.runSteps()
+        #expect(back.ran == [])
+        #expect(fixture.contents("mid.txt") == "abc\n")
+        #expect(fixture.contents("out.txt") == "abc\nv1")
+        #expect(back.statuses == ["gen": "cached", "use": "cached", "other": "cached"])
+    }
+
+    @Test func aRemovedOutputThatTheStoreNoLongerHasRunsTheStep() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        let cleaned = try runProcflow(
+            ["cache", "prune", "flow.json", "--max-size", "0"], in: fixture.directory)
+        #expect(cleaned.status == 0, "\(cleaned.stderr)")
+        try fixture.delete("other.out")
+        let run = try fixture.runSteps(["--explain"])
+        #expect(run.ran == ["other"])
+        #expect(
+            run.events.contains {
+                $0["step"] as? String == "other" && $0["reason"] as? String == "other.out missing"
+            })
+    }
+
+    @Test func explanationsNameWhatChanged() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        func reasons(_ arguments: [String] = []) throws -> [String: String] {
+            explained(try fixture.events(["--explain"] + arguments).1)
+        }
+        #expect(
+            try reasons() == [
+                "gen": "no earlier run", "use": "no earlier run", "other": "no earlier run",
+            ])
+        try fixture.write("other.txt", "new\n")
+        #expect(try reasons() == ["other": "source other.txt changed"])
+        try fixture.edit("cp other.txt other.out", "cp other.txt other.out ")
+        #expect(try reasons() == ["other": "command changed"])
+        #expect(try reasons(["--force"]).values.allSatisfy { $0 == "--force" })
+    }
+
+    @Test func forceRunsEverythingAndRecordsItNoCacheTouchesNothing() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        #expect(try fixture.runSteps(["--no-cache"]).ran == ["gen", "other", "use"])
+        #expect(!fixture.exists(".procflow"))
+        _ = try fixture.runSteps()
+        #expect(try fixture.runSteps(["--force"]).ran == ["gen", "other", "use"])
+        #expect(try fixture.runSteps().ran == [])
+        #expect(try fixture.runSteps(["--no-cache"]).ran == ["gen", "other", "use"])
+    }
+
+    @Test func dryRunSaysWhatWouldRunAndWhatIsUpToDate() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        try fixture.write("in.txt", "changed\n")
+        try fixture.delete("runs.log")
+        let result = try fixture.run(["--dry-run"])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout.contains(
+                "1. gen [shell: echo gen >> runs.log; tr -d ' ' < in.txt > mid.txt; printf v1]: runs: source in.txt changed"
+            ))
+        #expect(result.stdout.contains("after gen; may run: gen may run first"))
+        #expect(result.stdout.contains(": up to date"))
+        #expect(fixture.ran.isEmpty)
+    }
+
+    @Test func theStateCanLiveElsewhere() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        let elsewhere = fixture.directory.appendingPathComponent("state/here").path
+        _ = try fixture.runSteps(["--state-dir", elsewhere])
+        #expect(!fixture.exists(".procflow"))
+        #expect(fixture.exists("state/here/flow.json.state"))
+        #expect(try fixture.runSteps(["--state-dir", elsewhere]).ran == [])
+        #expect(try fixture.runSteps().ran == ["gen", "other", "use"])
+    }
+
+    @Test func aDamagedOrForeignStateIsAWarningAndAFullRun() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        let index = fixture.directory.appendingPathComponent(".procflow/flow.json.state")
+        var bytes = try Data(contentsOf: index)
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: index)
+        try fixture.delete("runs.log")
+        let damaged = try fixture.run(["--events", "json"])
+        #expect(damaged.status == 0)
+        #expect(damaged.stderr.contains("warning: ignoring the state in"))
+        #expect(
+            damaged.stderr.contains(
+                "it is damaged (its checksum is wrong); every incremental step runs"))
+        #expect(fixture.ran.sorted() == ["gen", "other", "use"])
+        #expect(try fixture.runSteps().ran == [])
+        bytes = try Data(contentsOf: index)
+        bytes[8] = 99
+        try bytes.write(to: index)
+        let foreign = try fixture.run()
+        #expect(foreign.stderr.contains("it has format version 99, and this procflow reads 1"))
+        try Data("garbage".utf8).write(to: index)
+        let garbage = try fixture.run()
+        #expect(garbage.status == 0)
+        #expect(garbage.stderr.contains("not a procflow state file"))
+    }
+
+    @Test func aStateDirectoryThatCannotBeWrittenIsAWarningNotAFailure() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        try fixture.write("blocker", "a file where the state directory would go\n")
+        let result = try fixture.run(["--state-dir", "blocker/state"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fixture.ran.sorted() == ["gen", "other", "use"])
+        #expect(result.stderr.contains("warning: gen: mid.txt could not be stored: "))
+        #expect(result.stderr.contains("warning: the state could not be saved: "))
+    }
+
+    @Test func aDamagedStoredCopyIsNotRestored() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        let objects = fixture.directory.appendingPathComponent(".procflow/objects")
+        let stored = FileManager.default.enumerator(atPath: objects.path)!.compactMap {
+            $0 as? String
+        }.filter { $0.count > 3 }
+        for object in stored {
+            try Data("tampered".utf8).write(to: objects.appendingPathComponent(object))
+        }
+        try fixture.delete("other.out")
+        let run = try fixture.runSteps()
+        #expect(run.ran == ["other"])
+        #expect(fixture.contents("other.out") == "other\n")
+    }
+
+    @Test func concurrentRunsOfOneWorkflowKeepTheStateWhole() throws {
+        let steps = (0..<12).map { index in
+            """
+            {"id": "s\(index)", "kind": "shell", "run": "sleep 0.0\(index % 5); cp in\(index).txt out\(index).txt",
+             "sources": ["in\(index).txt"], "generates": ["out\(index).txt"]}
+            """
+        }
+        let fixture = try WorkflowFixture(#"{"procedures": [\#(steps.joined(separator: ","))]}"#)
+        defer { fixture.remove() }
+        for index in 0..<12 { try fixture.write("in\(index).txt", "\(index)") }
+        // Runs of one step and of all of them at once: they run, store and save together.
+        let results = Locked([CommandResult]())
+        DispatchQueue.concurrentPerform(iterations: 8) { run in
+            let arguments = run % 2 == 0 ? ["--only", "s\(run)"] : []
+            let result = try? fixture.run(arguments + ["--events", "json"])
+            results.withLock {
+                $0.append(result ?? CommandResult(status: -1, stdout: "", stderr: "not run"))
+            }
+        }
+        for result in results.withLock({ $0 }) {
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(!result.stderr.contains("warning"))
+        }
+        let (result, events) = try fixture.events()
+        #expect(result.stderr == "")
+        #expect(Set(statuses(events).values) == ["cached"])
+    }
+
+    @Test func aStepThatDoesNotMakeWhatItGeneratesFails() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "a", "kind": "shell", "run": "true", "generates": ["never.txt"]},
+              {"id": "b", "kind": "shell", "run": "true", "sources": [], "depfile": "b.d"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let (result, events) = try fixture.events()
+        #expect(result.status == 1)
+        #expect(reasons(events)["a"] == "it did not make never.txt, which it generates")
+        #expect(
+            reasons(events)["b"]?.hasPrefix("cannot read its depfile b.d: No such file") == true)
+    }
+
+    @Test func cacheTrueMakesAPureTransformIncrementalAndCacheFalseTurnsItOff() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "pure", "kind": "shell", "run": "\(noting("pure", "printf 42"))", "output": "json", "cache": true},
+              {"id": "copy", "kind": "file", "op": "copy", "source": "a.txt", "path": "b.txt", "cache": true},
+              {"id": "off", "kind": "shell", "run": "\(noting("off", "true"))", "sources": ["a.txt"], "cache": false},
+              {"id": "show", "kind": "shell", "run": "\(noting("show", "printf %s $N > n.txt"))",
+               "inputs": {"N": {"from": "pure"}}, "generates": ["n.txt"]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("a.txt", "A")
+        #expect(try fixture.runSteps().ran == ["off", "pure", "show"])
+        let second = try fixture.runSteps()
+        #expect(second.ran == ["off"])
+        #expect(second.statuses["copy"] == "cached")
+        try fixture.delete("b.txt")
+        #expect(try fixture.runSteps().statuses["copy"] == "cached")
+        #expect(fixture.contents("b.txt") == "A")
+        try fixture.write("a.txt", "B")
+        #expect(try fixture.runSteps().statuses["copy"] == "succeeded")
+        #expect(fixture.contents("b.txt") == "B")
+    }
+
+    @Test func cacheCleanForgetsEverything() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        let result = try runProcflow(["cache", "clean", "flow.json"], in: fixture.directory)
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("removed "))
+        #expect(!fixture.exists(".procflow"))
+        #expect(try fixture.runSteps().ran == ["gen", "other", "use"])
+    }
+
+    @Test func anUpToDateRunIsRecognisedAgainFromItsSnapshot() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        // Statuses are trusted once files are older than the racy window.
+        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try fixture.runSteps().ran == [])
+        #expect(fixture.exists(".procflow/flow.json.uptodate"))
+        let fromSnapshot = try fixture.runSteps()
+        #expect(fromSnapshot.ran == [])
+        #expect(fromSnapshot.statuses == ["gen": "cached", "use": "cached", "other": "cached"])
+        try fixture.write("other.txt", "changed\n")
+        #expect(try fixture.runSteps().ran == ["other"])
+        #expect(!fixture.exists(".procflow/flow.json.uptodate"))
+        Thread.sleep(forTimeInterval: 1.2)
+        _ = try fixture.runSteps()
+        #expect(fixture.exists(".procflow/flow.json.uptodate"))
+        #expect(try fixture.runSteps(["--var", "MODE=slow"]).ran == ["gen", "other", "use"])
+        try fixture.edit("cp other.txt", "cp  other.txt")
+        #expect(try fixture.runSteps(["--var", "MODE=slow"]).ran == ["other"])
+    }
+
+    @Test func aWriteThatKeepsTheModificationTimeIsStillNoticed() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        let url = fixture.directory.appendingPathComponent("other.txt")
+        let modified = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate]
+        Thread.sleep(forTimeInterval: 1.2)
+        _ = try fixture.runSteps()
+        // Written in place, same size, same modification time: the change time still moves.
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.write(contentsOf: Data("OTHER\n".utf8))
+        try handle.close()
+        try FileManager.default.setAttributes(
+            [.modificationDate: modified!], ofItemAtPath: url.path)
+        #expect(try fixture.runSteps().ran == ["other"])
+    }
+}
+
+@Suite("Incremental fields")
+struct IncrementalFieldTests {
+
+    static let cases: [ErrorCase] = [
+        ErrorCase(
+            name: "sources of the wrong type",
+            json: workflow(#"{"id": "a", "kind": "shell", "run": "x", "sources": "a.c"}"#),
+            expected: [
+                #"test.json:1:69: error: /procedures/0/sources: expected an array of path patterns, found a string"#
+            ]),
+        ErrorCase(
+            name: "a malformed pattern",
+            json: workflow(
+                #"{"id": "a", "kind": "shell", "run": "x", "generates": ["ok", "b[c"]}"#),
+            expected: [
+                #"test.json:1:78: error: /procedures/0/generates/1: "b[c" is not a usable path pattern: a '[' is not closed by ']'"#
+            ]),
+        ErrorCase(
+            name: "a pattern naming an unknown variable",
+            json: workflow(#"{"id": "a", "kind": "shell", "run": "x", "sources": ["${SRC}/a.c"]}"#),
+            expected: [
+                #"test.json:1:70: error: /procedures/0/sources/0: unknown variable "SRC" in ${SRC} (the workflow declares no "vars")"#
+            ]),
+        ErrorCase(
+            name: "a depfile on a file step",
+            json: workflow(
+                #"{"id": "a", "kind": "file", "op": "read", "path": "x", "depfile": "x.d"}"#),
+            expected: [
+                #"test.json:1:72: error: /procedures/0/depfile: field "depfile" does not apply to a file procedure (it belongs to shell procedures)"#
+            ]),
+        ErrorCase(
+            name: "sources on an http step",
+            json: workflow(
+                #"{"id": "a", "kind": "http", "url": "http://x", "sources": ["a"], "cache": true}"#),
+            expected: [
+                #"test.json:1:64: error: /procedures/0/sources: field "sources" does not apply to an http procedure (it belongs to shell and file procedures)"#
+            ]),
+        ErrorCase(
+            name: "cache on a group",
+            json: workflow(
+                #"{"id": "g", "kind": "group", "cache": true, "procedures": [{"id": "a", "kind": "shell", "run": "x"}]}"#
+            ),
+            expected: [
+                #"test.json:1:46: error: /procedures/0/cache: field "cache" does not apply to a group procedure (it belongs to shell, http and file procedures)"#
+            ]),
+        ErrorCase(
+            name: "cache that is not a boolean",
+            json: workflow(#"{"id": "a", "kind": "shell", "run": "x", "cache": "yes"}"#),
+            expected: [
+                #"test.json:1:67: error: /procedures/0/cache: expected true or false, found a string"#
+            ]),
+        ErrorCase(
+            name: "an always step that says it is incremental",
+            json: workflow(
+                #"{"id": "a", "kind": "shell", "run": "x", "always": true, "sources": ["a"]}"#),
+            expected: [
+                #"test.json:1:17: error: /procedures/0/always: an "always" procedure runs every time, so it cannot be incremental: drop "always", or its "sources", "generates", "depfile" and "cache""#
+            ]),
+    ]
+
+    @Test(arguments: cases)
+    func problemsAreLocated(_ errorCase: ErrorCase) {
+        #expect(diagnostics(errorCase.json) == errorCase.expected)
+    }
+
+    @Test func theFieldsAreDecodedWithVariablesFilledIn() throws {
+        let loaded = try loadWorkflow(
+            workflow(
+                #"{"id": "a", "kind": "shell", "run": "cc", "sources": ["${DIR}/*.c", "x.h"], "generates": ["${DIR}/a.o"], "depfile": "${DIR}/a.d"}, {"id": "b", "kind": "http", "url": "http://x", "cache": true}, {"id": "c", "kind": "file", "op": "copy", "source": "a", "path": "b", "cache": false, "sources": ["z"]}"#,
+                extra: #""vars": {"DIR": "src"}, "#)
+        ).get()
+        let steps = Dictionary(uniqueKeysWithValues: loaded.allSteps.map { ($0.id, $0.caching) })
+        #expect(steps["a"]!.sources.map(\.text) == ["src/*.c", "x.h"])
+        #expect(steps["a"]!.generates.map(\.text) == ["src/a.o"])
+        #expect(steps["a"]!.depfile == "src/a.d")
+        #expect(steps["a"]!.isIncremental)
+        #expect(steps["b"]!.isIncremental)
+        #expect(!steps["c"]!.isIncremental)
+    }
+
+    @Test func theCommandLineChecksItsCacheOptions() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data(workflow(#"{"id": "a", "kind": "shell", "run": "true"}"#).utf8).write(
+            to: directory.appendingPathComponent("w.json"))
+        let both = try runProcflow(["run", "w.json", "--no-cache", "--force"], in: directory)
+        #expect(both.status == 2)
+        #expect(
+            both.stderr.hasPrefix(
+                "error: --no-cache cannot be used with --force: --no-cache neither reads nor writes the state"
+            ))
+        let prune = try runProcflow(["cache", "prune"], in: directory)
+        #expect(prune.status == 2)
+        #expect(prune.stderr.hasPrefix("error: prune needs --max-size"))
+        let size = try runProcflow(["cache", "prune", "--max-size", "lots"], in: directory)
+        #expect(size.stderr.hasPrefix("error: The value 'lots' is invalid for '--max-size <size>'"))
+        let action = try runProcflow(["cache", "purge"], in: directory)
+        #expect(action.stderr.hasPrefix("error: Unknown action 'purge': expected clean or prune\n"))
+        #expect(CacheCommand.size("500M") == 500 << 20)
+        #expect(CacheCommand.size("2GiB") == 2 << 30)
+        #expect(CacheCommand.size("1.5K") == 1536)
+        #expect(CacheCommand.size("100") == 100)
+        #expect(CacheCommand.size("-1") == nil)
+    }
+}
+
+@Suite("Incremental fields in graphs")
+struct IncrementalGraphTests {
+    static let json = workflow(
+        #"{"id": "cc", "kind": "shell", "run": "cc", "sources": ["a.c"], "generates": ["a.o"], "depfile": "a.d"}, {"id": "get", "kind": "http", "url": "http://x", "cache": true}"#
+    )
+
+    @Test func textShowsWhatEachStepDeclares() throws {
+        let graph = WorkflowGraph(try loadWorkflow(Self.json).get())
+        #expect(
+            GraphFormat.text.render(graph) == """
+                workflow "test": 2 procedures
+                cc [shell]
+                  sources: a.c; generates: a.o; depfile: a.d
+                get [http]
+                  cache: true
+
+                """)
+    }
+
+    @Test func jsonHasTheFieldsOnItsNodes() throws {
+        let graph = WorkflowGraph(try loadWorkflow(Self.json).get())
+        let text = GraphFormat.json.render(graph)
+        #expect(
+            text.contains(
+                #"{"depfile":"a.d","generates":["a.o"],"id":"cc","kind":"shell","parent":null,"sources":["a.c"]}"#
+            ))
+        #expect(text.contains(#"{"cache":true,"id":"get","kind":"http","parent":null}"#))
+    }
+}

@@ -1,0 +1,255 @@
+#!/usr/bin/env bash
+# Incremental-run benchmark: procflow against ninja, GNU make and go-task, side by side in one
+# run, with hyperfine.
+#
+# 1. A generated C project (300 .c files sharing 12 headers, and a link), built at -j2 by a
+#    procflow workflow with depfiles, a build.ninja with `depfile`/`deps = gcc`, and a
+#    Makefile with -MMD: a full build from nothing, a no-op, a header touched (its date
+#    changes, not its content), a header edited (a new #define: 30 files include it), a .c
+#    touched, and a .c edited (a new function: its object and the program change).
+# 2. 2,000 steps that each `touch` one output from one source: the no-op against ninja's,
+#    make's and go-task's (`sources`/`generates`, `method: checksum`).
+#
+# procflow is the static release build scripts/install.sh makes. Each tool builds its own
+# copy of the project. The machine may be shared: each scenario is measured in rounds, the
+# tools taking turns in each, so that a change of load weighs on all of them alike. Missing tools are installed: hyperfine and ninja-build with apt-get,
+# go-task with `pip install go-task-bin`. Prints one Markdown table per part.
+#
+# Usage: scripts/bench-incremental.sh [--quick]
+#   --quick  60 .c files and 200 touch steps, fewer runs: a check that it all works.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+files=300 steps=2000 rounds=5 noop_runs=10
+case "${1:-}" in
+    "") ;;
+    --quick) files=60 steps=200 rounds=1 noop_runs=5 ;;
+    *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+esac
+jobs=2
+
+missing=()
+for tool in hyperfine:hyperfine ninja:ninja-build make:make cc:gcc python3:python3; do
+    command -v "${tool%%:*}" > /dev/null || missing+=("${tool#*:}")
+done
+if ((${#missing[@]})); then
+    echo "installing ${missing[*]} with apt-get" >&2
+    apt-get update -qq && apt-get install -y -qq "${missing[@]}" > /dev/null
+fi
+if ! command -v task > /dev/null; then
+    echo "installing go-task with pip (go-task-bin)" >&2
+    python3 -m pip install -q go-task-bin
+fi
+
+tmp=$(mktemp -d /tmp/bench-incremental.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+"$repo/scripts/install.sh" --prefix "$tmp/prefix" >&2
+procflow=$tmp/prefix/bin/procflow
+
+# --- The projects --------------------------------------------------------------------------
+
+python3 - "$tmp" "$files" "$steps" <<'PY'
+import json, os, sys
+
+tmp, files, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+modules = 10
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as out:
+        out.write(text)
+
+# The C project: every file includes common.h (and through it config.h) and its module's
+# header; each has a few functions with loops, enough work for the optimiser.
+source = {}
+source["config.h"] = "#pragma once\n#define SCALE 3\n#define LIMIT 1000\n"
+source["common.h"] = ('#pragma once\n#include "config.h"\n'
+                      "static inline int mix(int a, int b) { return (a * 31 + b) ^ (a >> 3); }\n")
+for m in range(modules):
+    source[f"mod{m}.h"] = ('#pragma once\n#include "common.h"\n'
+                           f"#define MOD{m}_BASE {m * 7 + 1}\n"
+                           f"int mod{m}_step(int x);\n")
+for i in range(files):
+    m = i % modules
+    body = [f'#include "mod{m}.h"']
+    for k in range(6):
+        body.append(f"static int f{i}_{k}(int x) {{ int s = MOD{m}_BASE; "
+                    f"for (int j = 0; j < LIMIT; j++) {{ s = mix(s, x + j * {k + 1}); "
+                    f"if (s % {k + 3} == 0) s += SCALE; }} return s; }}")
+    calls = " + ".join(f"f{i}_{k}(x)" for k in range(6))
+    body.append(f"int entry{i}(int x) {{ return {calls}; }}")
+    if i < modules:
+        body.append(f"int mod{i}_step(int x) {{ return mix(x, MOD{i}_BASE); }}")
+    source[f"f{i:03}.c"] = "\n".join(body) + "\n"
+declarations = "".join(f"int entry{i}(int x);\n" for i in range(files))
+calls = "".join(f"    total += entry{i}(argc);\n" for i in range(files))
+source["main.c"] = (f"{declarations}int main(int argc, char **argv) {{\n    long total = 0;\n"
+                    f"{calls}    return (int)(total & 1);\n}}\n")
+units = [name[:-2] for name in source if name.endswith(".c")]
+flags = "-O2 -MMD"
+
+for tool in ("procflow", "ninja", "make"):
+    for name, text in source.items():
+        write(f"{tmp}/c-{tool}/src/{name}", text)
+
+objects = [f"obj/{unit}.o" for unit in units]
+# The directory for objects: its marker file is stored and put back like any output.
+setup = {"id": "obj", "kind": "shell", "run": "mkdir -p obj && touch obj/.dir",
+         "generates": ["obj/.dir"], "cache": True}
+compile_steps = [{
+    "id": f"cc-{unit}", "kind": "shell", "dependsOn": ["obj"],
+    "run": f"cc {flags} -MF obj/{unit}.d -c src/{unit}.c -o obj/{unit}.o",
+    "sources": [f"src/{unit}.c"], "depfile": f"obj/{unit}.d", "generates": [f"obj/{unit}.o"],
+} for unit in units]
+link = {"id": "link", "kind": "shell", "run": "cc -o app " + " ".join(objects),
+        "dependsOn": [step["id"] for step in compile_steps],
+        "sources": objects, "generates": ["app"]}
+write(f"{tmp}/c-procflow/build.json",
+      json.dumps({"name": "c", "procedures": [setup] + compile_steps + [link]}, indent=1))
+write(f"{tmp}/c-ninja/build.ninja",
+      f"rule cc\n  command = cc {flags} -MF $out.d -c $in -o $out\n  depfile = $out.d\n"
+      "  deps = gcc\nrule link\n  command = cc -o $out $in\n"
+      + "".join(f"build obj/{unit}.o: cc src/{unit}.c\n" for unit in units)
+      + "build app: link " + " ".join(objects) + "\ndefault app\n")
+write(f"{tmp}/c-make/Makefile",
+      f"OBJECTS = {' '.join(objects)}\napp: $(OBJECTS)\n\tcc -o $@ $(OBJECTS)\n"
+      f"obj/%.o: src/%.c | obj\n\tcc {flags} -MP -c $< -o $@\nobj:\n\tmkdir -p obj\n"
+      "-include $(OBJECTS:.o=.d)\n")
+
+# 2,000 steps touching one output from one source each.
+for i in range(steps):
+    write(f"{tmp}/touch/in/{i}.txt", f"{i}\n")
+os.makedirs(f"{tmp}/touch/out", exist_ok=True)
+write(f"{tmp}/touch/flow.json", json.dumps({"name": "touch", "procedures": [
+    {"id": f"t{i}", "kind": "shell", "run": f"touch out/{i}.txt",
+     "sources": [f"in/{i}.txt"], "generates": [f"out/{i}.txt"]} for i in range(steps)]}))
+write(f"{tmp}/touch/build.ninja", "rule touch\n  command = touch $out\n"
+      + "".join(f"build out/{i}.txt: touch in/{i}.txt\n" for i in range(steps)))
+write(f"{tmp}/touch/Makefile", "all: " + " ".join(f"out/{i}.txt" for i in range(steps))
+      + "\nout/%.txt: in/%.txt\n\ttouch $@\n")
+write(f"{tmp}/touch/Taskfile.yml", "version: '3'\nmethod: checksum\ntasks:\n  default:\n    deps: ["
+      + ", ".join(f"t{i}" for i in range(steps)) + "]\n"
+      + "".join(f"  t{i}:\n    sources: [in/{i}.txt]\n    generates: [out/{i}.txt]\n"
+                f"    cmds: [touch out/{i}.txt]\n" for i in range(steps)))
+PY
+
+# --- The C project ---------------------------------------------------------------------------
+
+c=$tmp/c-procflow
+run_procflow=("$procflow" run "$c/build.json" --max-concurrent "$jobs")
+run_ninja=(ninja -C "$tmp/c-ninja" -j "$jobs")
+run_make=(make -C "$tmp/c-make" -r -j "$jobs")
+quiet() { "$@" > /dev/null 2>&1; }
+hyperfine_options=(-N --style basic)
+# Prepare commands run through bash: with -N, hyperfine splits them into words itself.
+sh() { printf "bash -c %q" "$1"; }
+# measure NAME RUNS HYPERFINE-ARGUMENTS...: $rounds rounds of hyperfine, RUNS runs of each
+# command a round, exported to $tmp/NAME-ROUND.json.
+measure() {
+    local name=$1 runs=$2
+    shift 2
+    for round in $(seq "$rounds"); do
+        hyperfine "${hyperfine_options[@]}" --runs "$runs" --export-json "$tmp/$name-$round.json" \
+            "$@" >&2
+    done
+}
+
+# Checks that each tool built the program and that it runs.
+for tool in procflow ninja make; do
+    rm -rf "$tmp/c-$tool/obj" "$tmp/c-$tool/app"
+done
+quiet "${run_procflow[@]}"; quiet "${run_ninja[@]}"; quiet "${run_make[@]}"
+for tool in procflow ninja make; do
+    "$tmp/c-$tool/app" 0 || [ $? -le 1 ] || { echo "the $tool build does not run" >&2; exit 1; }
+done
+
+clean="rm -rf obj app .procflow .ninja_log .ninja_deps"
+measure full 1 \
+    --prepare "$(sh "cd $tmp/c-ninja && $clean")" -n ninja "${run_ninja[*]}" \
+    --prepare "$(sh "cd $tmp/c-make && $clean")" -n make "${run_make[*]}" \
+    --prepare "$(sh "cd $c && $clean")" -n procflow "${run_procflow[*]}" >&2
+
+sleep 1.5  # so that the files' statuses can be trusted: see workflows/README.md
+measure noop "$noop_runs" --warmup 3 \
+    --prepare true -n ninja "${run_ninja[*]}" --prepare true -n make "${run_make[*]}" \
+    --prepare true -n procflow "${run_procflow[*]}" \
+    --prepare "rm -f $c/.procflow/build.json.uptodate" \
+    -n "procflow (no snapshot)" "${run_procflow[*]}" >&2
+
+for change in touch-header edit-header touch-c edit-c; do
+    case $change in
+        touch-header) edit() { echo "touch $1/src/mod3.h"; } ;;
+        edit-header) edit() { echo "echo \"#define EDIT_\$(date +%s%N) 1\" >> $1/src/mod3.h"; } ;;
+        touch-c) edit() { echo "touch $1/src/f017.c"; } ;;
+        edit-c) edit() { echo "echo \"int extra\$(date +%s%N)(void) { return 7; }\" >> $1/src/f017.c"; } ;;
+    esac
+    measure "$change" 2 \
+        --prepare "$(sh "$(edit "$tmp/c-ninja")")" -n ninja "${run_ninja[*]}" \
+        --prepare "$(sh "$(edit "$tmp/c-make")")" -n make "${run_make[*]}" \
+        --prepare "$(sh "$(edit "$c")")" -n procflow "${run_procflow[*]}" >&2
+done
+
+# --- 2,000 touch steps -----------------------------------------------------------------------
+
+t=$tmp/touch
+quiet "$procflow" run "$t/flow.json" --max-concurrent "$jobs"
+quiet ninja -C "$t" -j "$jobs"
+quiet make -C "$t" -r -j "$jobs"
+quiet task -d "$t" --concurrency "$jobs"
+sleep 1.5
+measure touch-noop "$noop_runs" --warmup 3 \
+    --prepare true -n ninja "ninja -C $t -j $jobs" \
+    --prepare true -n make "make -C $t -r -j $jobs" \
+    --prepare true -n go-task "task -d $t --concurrency $jobs" \
+    --prepare true -n procflow "$procflow run $t/flow.json --max-concurrent $jobs" \
+    --prepare "rm -f $t/.procflow/flow.json.uptodate" \
+    -n "procflow (no snapshot)" "$procflow run $t/flow.json --max-concurrent $jobs" >&2
+
+# --- Tables ----------------------------------------------------------------------------------
+
+python3 - "$tmp" "$files" "$steps" <<'PY'
+import glob, json, statistics, sys
+
+tmp, files, steps = sys.argv[1], sys.argv[2], sys.argv[3]
+
+def results(name):
+    """Every round's times of each command, as mean and standard deviation."""
+    times = {}
+    for path in sorted(glob.glob(f"{tmp}/{name}-*.json")):
+        with open(path) as data:
+            for result in json.load(data)["results"]:
+                times.setdefault(result["command"], []).extend(result["times"])
+    return {command: {"mean": statistics.mean(values),
+                      "stddev": statistics.stdev(values) if len(values) > 1 else 0}
+            for command, values in times.items()}
+
+def cell(result):
+    mean, sd = result["mean"], result["stddev"] or 0
+    if mean < 1:
+        return f"{mean * 1000:.1f} ± {sd * 1000:.1f} ms"
+    return f"{mean:.2f} ± {sd:.2f} s"
+
+print(f"\nC project, {files} files, -j2 (mean ± σ; ratio = procflow / ninja)\n")
+print("| scenario | ninja | make | procflow | ratio |")
+print("| --- | ---: | ---: | ---: | ---: |")
+names = {"full": "full build", "noop": "no-op", "touch-header": "one header touched",
+         "edit-header": "one header edited", "touch-c": "one .c touched", "edit-c": "one .c edited"}
+for key, label in names.items():
+    r = results(key)
+    row = f"| {label} | {cell(r['ninja'])} | {cell(r['make'])} | {cell(r['procflow'])} | " \
+          f"{r['procflow']['mean'] / r['ninja']['mean']:.2f} |"
+    print(row)
+    if "procflow (no snapshot)" in r:
+        s = r["procflow (no snapshot)"]
+        print(f"| no-op, procflow without its snapshot | | | {cell(s)} | "
+              f"{s['mean'] / r['ninja']['mean']:.2f} |")
+
+r = results("touch-noop")
+print(f"\n{steps} touch steps, no-op (mean ± σ; ratio to ninja)\n")
+print("| tool | mean | ratio |")
+print("| --- | ---: | ---: |")
+for tool in ("ninja", "make", "go-task", "procflow", "procflow (no snapshot)"):
+    print(f"| {tool} | {cell(r[tool])} | {r[tool]['mean'] / r['ninja']['mean']:.2f} |")
+PY
