@@ -460,6 +460,40 @@ struct IncrementalRunTests {
         #expect(try fixture.runSteps(["--var", "MODE=slow"]).ran == ["other"])
     }
 
+    @Test func includedAndDotenvFilesAreInputsOfTheSnapshotAndOfTheSteps() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"include": [{"path": "sub.json", "as": "sub"}], "dotenv": [".env"],
+             "procedures": [
+              {"id": "a", "kind": "shell", "run": "echo a >> runs.log; printf %s $A > a.out",
+               "sources": ["in.txt"], "generates": ["a.out"]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("in.txt", "x\n")
+        try fixture.write(".env", "A=1\n")
+        try fixture.write(
+            "sub.json",
+            #"{"procedures": [{"id": "b", "kind": "shell", "run": "echo b >> runs.log; echo v1 > b.out", "sources": ["in.txt"], "generates": ["b.out"]}]}"#
+        )
+        #expect(try fixture.runSteps().ran == ["a", "b"])
+        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try fixture.runSteps().ran == [])
+        #expect(fixture.exists(".procflow/flow.json.uptodate"))
+        // The included file changes, the workflow file does not.
+        try fixture.write("sub.json", fixture.contents("sub.json")!.replacing("v1", with: "v2"))
+        #expect(try fixture.runSteps().ran == ["b"])
+        #expect(fixture.contents("b.out") == "v2\n")
+        Thread.sleep(forTimeInterval: 1.2)
+        _ = try fixture.runSteps()
+        #expect(fixture.exists(".procflow/flow.json.uptodate"))
+        try fixture.write(".env", "A=2\n")
+        let run = try fixture.runSteps(["--explain"])
+        #expect(run.ran == ["a", "b"])
+        #expect(explained(run.events)["a"] == "environment changed")
+        #expect(fixture.contents("a.out") == "2")
+    }
+
     @Test func aWriteThatKeepsTheModificationTimeIsStillNoticed() throws {
         let fixture = try Self.pipelineFixture()
         defer { fixture.remove() }

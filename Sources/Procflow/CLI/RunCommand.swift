@@ -219,6 +219,10 @@ struct RunCommand: ParsableCommand {
             return CommandLineTool.ExitStatus.usage
         }
         var workflow = loaded
+        // The included and dotenv files as they were read: a change to one after the
+        // snapshot must make the next run load the workflow.
+        let loadedAt = FileSystem.now()
+        let otherFiles = loaded.files.dropFirst().map { ($0, FileSystem.status($0)) }
         let cache = openCache(for: workflow, console: console)
         if usesSnapshot, let cache {
             UpToDateSnapshot.remove(in: cache.directory, for: snapshotKey.workflow)
@@ -258,7 +262,11 @@ struct RunCommand: ParsableCommand {
         }
         if usesSnapshot, runner.isUpToDate, let cache,
             let snapshotFiles = cache.snapshotFiles(of: runner.incremental),
-            let indexStatus = cache.indexStatus
+            let indexStatus = cache.indexStatus,
+            otherFiles.allSatisfy({ _, status in
+                status.map { loadedAt - max($0.modified, $0.changed) > StepCache.racyWindow }
+                    ?? true
+            })
         {
             let (status, seenAt) = statusBeforeReading
             let trusted = status.map {
@@ -267,7 +275,8 @@ struct RunCommand: ParsableCommand {
             UpToDateSnapshot(
                 key: snapshotKey, digest: SHA256.hash(bytes),
                 workflowStatus: trusted == true ? status : nil, indexStatus: indexStatus,
-                name: workflow.name, steps: runner.upToDateSteps, files: snapshotFiles
+                name: workflow.name, steps: runner.upToDateSteps,
+                files: otherFiles + snapshotFiles
             ).write(in: cache.directory)
         }
         switch summary.result {

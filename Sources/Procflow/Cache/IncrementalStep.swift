@@ -43,18 +43,24 @@ struct IncrementalStep: Sendable {
     struct Context: Sendable {
         /// The directory of the workflow file, absolute.
         let workflowDirectory: String
-        /// The digest of the variables and `env` of the workflow, given to shell steps.
+        /// The digest of the dotenv variables, the variables and `env` of the workflow, given
+        /// to shell steps.
         let environment: Digest
         /// The digest of the variables, which render steps use.
         let variables: Digest
         let variableList: [(name: String, value: String)]
         let environmentList: [(name: String, value: String)]
+        let dotenvList: [(name: String, value: String)]
 
         init(_ workflow: Workflow, directory: String) {
             workflowDirectory = directory
             variableList = workflow.variables
             environmentList = workflow.environment
-            environment = IncrementalStep.digest(of: workflow.variables + workflow.environment)
+            dotenvList = workflow.dotenv
+            // Commands see the dotenv files' variables too, under the workflow's own: first,
+            // so that a digest keeps the value they see.
+            environment = IncrementalStep.digest(
+                of: workflow.dotenv + workflow.variables + workflow.environment)
             variables = IncrementalStep.digest(of: workflow.variables)
         }
     }
@@ -79,7 +85,8 @@ struct IncrementalStep: Sendable {
                 shell.environment.isEmpty
                 ? context.environment
                 : Self.digest(
-                    of: context.variableList + context.environmentList + shell.environment)
+                    of: context.dotenvList + context.variableList + context.environmentList
+                        + shell.environment)
             if let cwd = shell.cwd {
                 workingDirectory = resolve(cwd, in: context.workflowDirectory)
             }

@@ -5,7 +5,7 @@ extension ArgoManifestBuilder {
         workflow.forEachStep { place in
             let step = place.step
             let level = levels[step.id]!
-            for (id, dependency) in prerequisites(of: step) {
+            for (id, _) in prerequisites(of: step) {
                 let target = levels[id]!
                 guard target.count < level.count else { continue }
                 for depth in (target.count + 1)...level.count {

@@ -12,6 +12,16 @@ final class SourceMap: @unchecked Sendable {
     }
 
     private var files: [File] = []
+    /// The other files read, absolute: dotenv files, and optional ones found missing.
+    private(set) var otherFiles: [String] = []
+
+    /// The names of the workflow files, the loaded one first, as they were given.
+    var names: [String] { files.map(\.name) }
+
+    /// Notes that the load read (or looked for) `path`, a file that is not a workflow file.
+    func noteRead(_ path: String) {
+        otherFiles.append(path)
+    }
 
     /// Adds the file `name` with its `bytes`; returns the offset its first byte has.
     func add(_ name: String, _ bytes: [UInt8]) -> Int {

@@ -160,6 +160,7 @@ struct WorkflowDecoder {
         -> [(name: String, value: String)]
     {
         let full = resolve(path, in: directory(of: report.file))
+        report.sources.noteRead(resolve(full, in: "."))
         switch POSIXIO.readFile(full) {
         case .failure(let failure):
             if optional, failure.code == ENOENT { return [] }

@@ -22,6 +22,14 @@ public struct Workflow: Sendable {
     public var steps: [Step]
     /// The files the workflow was loaded from, to say where a step's offset is.
     var sources: SourceMap? = nil
+
+    /// Every file the workflow was read from, absolute: the file, the files it includes and
+    /// its dotenv files (an optional one that was missing included). A change to any of them
+    /// can change the workflow.
+    public var files: [String] {
+        let names = sources?.names ?? [path]
+        return names.map { resolve($0, in: ".") } + (sources?.otherFiles ?? [])
+    }
 }
 
 extension Workflow {
