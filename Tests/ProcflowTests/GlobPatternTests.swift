@@ -75,6 +75,24 @@ struct GlobPatternTests {
         #expect(try expand("src/.*.c") == ["src/.f.c"])
         #expect(try expand("o*") == ["out/one", "out/two/three"])
         #expect(try expand("*/../src/?.h") == ["src/b.h"])
+        // A changed file matches a pattern exactly when expanding the pattern gives it.
+        let tree = try GlobPattern("**").expand(in: base).map(\.path) + [base + "/src/.hidden/e.c"]
+        for pattern in [
+            "src/*.c", "src/**/*.c", "**/*.c", "src/.*.c", "o*", "out", "src/sub", "src/a.c", "**",
+            "../\(root.lastPathComponent)/src/*.h",
+        ] {
+            let parsed = try GlobPattern(pattern)
+            let expanded = Set(
+                IncrementalStep.Files([parsed], in: base).expand(in: base, excluding: nil).map(
+                    \.path))
+            for path in tree {
+                #expect(
+                    parsed.matches(path: path, in: base) == expanded.contains(path),
+                    "\(pattern) and \(path.dropFirst(base.count + 1))")
+            }
+        }
+        #expect(try GlobPattern("src/*.c").matches(path: base + "/src/new.c", in: base))
+        #expect(try !GlobPattern("src/*.c").matches(path: "/elsewhere/src/a.c", in: base))
         let files = IncrementalStep.Files(
             [try GlobPattern("out"), try GlobPattern("missing.txt"), try GlobPattern("src/a.c")],
             in: base)

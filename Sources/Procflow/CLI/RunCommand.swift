@@ -21,6 +21,7 @@ struct RunCommand: ParsableCommand {
         case trace
         case html
         case summary
+        case watch
 
         /// The report the option asks for, if it is a report's: the one of the same name.
         var report: ReportFormat? { ReportFormat(rawValue: rawValue) }
@@ -80,6 +81,12 @@ struct RunCommand: ParsableCommand {
                     help:
                         "The most stdout kept for a step's text or JSON output; past it the step fails. 16 by default."
                 )
+            case .watch:
+                return .flag(
+                    rawValue,
+                    help:
+                        "After the run, watch the workflow's files and the steps' sources; on a change, run again what it affects. Ctrl-C ends it."
+                )
             case .junit, .trace, .html, .summary:
                 return .value(rawValue, "file", help: report?.help ?? "")
             }
@@ -108,6 +115,13 @@ struct RunCommand: ParsableCommand {
         workflow or command line, 130 after SIGINT (Ctrl-C) and 143 after SIGTERM. A first
         Ctrl-C forwards the signal to every running command, waits the grace period, then
         kills what is left; a second kills at once.
+
+        With --watch, procflow runs, then watches the workflow's files and the steps'
+        sources (with inotify) and, once changes settle, runs again the steps whose sources
+        changed and every step downstream of them; an edit to a workflow file loads it again
+        and runs everything. A change that affects a running step cancels the run first (the
+        usual teardown) and the next run takes up what it left. Ctrl-C ends the watch, with
+        exit status 130.
         """
     static let arguments = [
         WorkflowArguments.fileArgument,
@@ -136,6 +150,8 @@ struct RunCommand: ParsableCommand {
     let stateDirectoryPath: String?
     /// The reports to write at the end, and where.
     let reports: [(format: ReportFormat, path: String)]
+    /// Whether to watch for changes after the run and run again.
+    let watch: Bool
 
     init(_ arguments: ParsedArguments<Option>) throws(ArgumentError) {
         workflow = try WorkflowArguments(
@@ -179,6 +195,11 @@ struct RunCommand: ParsableCommand {
         noCache = arguments.isSet(.noCache)
         explain = arguments.isSet(.explain)
         stateDirectoryPath = arguments.value(.stateDir)
+        watch = arguments.isSet(.watch)
+        if watch, dryRun {
+            throw ArgumentError(
+                message: "--watch cannot be used with --dry-run: a dry run runs nothing to watch")
+        }
         if noCache, force || stateDirectoryPath != nil {
             throw ArgumentError(
                 message:
@@ -192,11 +213,11 @@ struct RunCommand: ParsableCommand {
     }
 
     func run(console: Console) -> Int32 {
-        let chosen = targets + (only.map { [$0] } ?? [])
+        if watch { return WatchSession(command: self, console: console).run() }
         let snapshotKey = UpToDateSnapshot.Key(
             workflow: resolve(workflow.file, in: "."),
             overrides: workflow.variables.map { "\($0.name)=\($0.value)" },
-            only: chosen.isEmpty ? nil : chosen.joined(separator: " "))
+            only: chosenTargets.isEmpty ? nil : chosenTargets.joined(separator: " "))
         // A run that finds everything up to date answers from a snapshot without loading the
         // workflow; not when it must write reports of the run.
         let usesSnapshot =
@@ -218,48 +239,28 @@ struct RunCommand: ParsableCommand {
         guard let (loaded, bytes) = workflow.loadWithBytes(console: console) else {
             return CommandLineTool.ExitStatus.usage
         }
-        var workflow = loaded
         // The included and dotenv files as they were read: a change to one after the
         // snapshot must make the next run load the workflow.
         let loadedAt = FileSystem.now()
         let otherFiles = loaded.files.dropFirst().map { ($0, FileSystem.status($0)) }
-        let cache = openCache(for: workflow, console: console)
+        let cache = openCache(for: loaded, console: console)
         if usesSnapshot, let cache {
             UpToDateSnapshot.remove(in: cache.directory, for: snapshotKey.workflow)
         }
-        if !chosen.isEmpty {
-            let ids = workflow.allSteps.map(\.id)
-            let known = Set(ids)
-            for target in chosen where !known.contains(target) {
-                let hint = Suggestion.hint(for: target, in: ids)
-                return Self.usageError(
-                    target == only && !targets.contains(target)
-                        ? "--only \(target): no such procedure\(hint)"
-                        : "no procedure \"\(target)\" in \(workflow.path)\(hint)",
-                    console: console)
-            }
-            workflow = workflow.restricted(to: chosen)
+        if let problem = unknownTarget(in: loaded, chosenTargets) {
+            return Self.usageError(problem, console: console)
         }
+        let workflow = chosenTargets.isEmpty ? loaded : loaded.restricted(to: chosenTargets)
         if dryRun {
             let plan = Plan(workflow, cache: force ? nil : cache)
             console.write(output == .events ? plan.json : plan.text)
             return CommandLineTool.ExitStatus.success
         }
-        let graph = WorkflowGraph(workflow)
-        let files = ReportFiles(graph: graph, files: reports, environment: console.environment)
-        var options = runnerOptions(for: workflow, console: console)
-        options.cache = cache
-        let main = reporter(console: console, graph: graph, concurrency: options.maxConcurrent)
-        let runner = WorkflowRunner(
-            workflow: workflow, options: options,
-            reporters: [main] + (files.isNeeded ? [files] : []))
-        let signals = SignalForwarding(runner: runner)
-        let summary = runner.run()
-        signals.stop()
-        for failure in files.failures { console.writeError("error: \(failure)\n") }
-        for warning in (cache?.takeProblems() ?? []) + [cache?.save()].compactMap({ $0 }) {
-            console.writeError("warning: \(warning.escapingControlCharacters)\n")
-        }
+        let signals = Locked<SignalForwarding?>(nil)
+        let (runner, summary, reportsFailed) = execute(
+            workflow, cache: cache, console: console,
+            started: { runner in signals.withLock { $0 = SignalForwarding(runner: runner) } })
+        signals.withLock { $0?.stop() }
         if usesSnapshot, runner.isUpToDate, let cache,
             let snapshotFiles = cache.snapshotFiles(of: runner.incremental),
             let indexStatus = cache.indexStatus,
@@ -279,11 +280,55 @@ struct RunCommand: ParsableCommand {
                 files: otherFiles + snapshotFiles
             ).write(in: cache.directory)
         }
+        return Self.exitStatus(of: summary, reportsFailed: reportsFailed)
+    }
+
+    /// The procedures named on the command line (`--only`'s too), in order; empty for all.
+    var chosenTargets: [String] { targets + (only.map { [$0] } ?? []) }
+
+    /// The usage error for the first of `targets` that is not a step of `workflow`, if any.
+    func unknownTarget(in workflow: Workflow, _ targets: [String]) -> String? {
+        guard !targets.isEmpty else { return nil }
+        let ids = workflow.allSteps.map(\.id)
+        let known = Set(ids)
+        guard let target = targets.first(where: { !known.contains($0) }) else { return nil }
+        let hint = Suggestion.hint(for: target, in: ids)
+        return target == only && !self.targets.contains(target)
+            ? "--only \(target): no such procedure\(hint)"
+            : "no procedure \"\(target)\" in \(workflow.path)\(hint)"
+    }
+
+    /// Runs `workflow`, calling `started` with its runner first, then writes the reports
+    /// asked for and saves what the cache learnt; returns the runner, how the run went, and
+    /// whether a report could not be written.
+    func execute(
+        _ workflow: Workflow, cache: StepCache?, console: Console,
+        started: (WorkflowRunner) -> Void
+    ) -> (runner: WorkflowRunner, summary: RunSummary, reportsFailed: Bool) {
+        let graph = WorkflowGraph(workflow)
+        let files = ReportFiles(graph: graph, files: reports, environment: console.environment)
+        var options = runnerOptions(for: workflow, console: console)
+        options.cache = cache
+        let main = reporter(console: console, graph: graph, concurrency: options.maxConcurrent)
+        let runner = WorkflowRunner(
+            workflow: workflow, options: options,
+            reporters: [main] + (files.isNeeded ? [files] : []))
+        started(runner)
+        let summary = runner.run()
+        for failure in files.failures { console.writeError("error: \(failure)\n") }
+        for warning in (cache?.takeProblems() ?? []) + [cache?.save()].compactMap({ $0 }) {
+            console.writeError("warning: \(warning.escapingControlCharacters)\n")
+        }
+        return (runner, summary, !files.failures.isEmpty)
+    }
+
+    /// The exit status of a run that went as `summary` says.
+    static func exitStatus(of summary: RunSummary, reportsFailed: Bool) -> Int32 {
         switch summary.result {
         case .succeeded:
             // A report asked for and not written fails a run that went well.
-            return files.failures.isEmpty
-                ? CommandLineTool.ExitStatus.success : CommandLineTool.ExitStatus.failure
+            return reportsFailed
+                ? CommandLineTool.ExitStatus.failure : CommandLineTool.ExitStatus.success
         case .failed: return CommandLineTool.ExitStatus.failure
         case .interrupted(let signal): return 128 + signal
         }
@@ -302,14 +347,14 @@ struct RunCommand: ParsableCommand {
     }
 
     /// The state directory: `--state-dir`, else `.procflow` beside the workflow.
-    private func stateDirectory() -> StateDirectory {
+    func stateDirectory() -> StateDirectory {
         stateDirectoryPath.map { StateDirectory(path: resolve($0, in: ".")) }
             ?? .beside(workflow: workflow.file)
     }
 
     /// The state of the workflow's incremental steps, unless `--no-cache` or no step is
     /// incremental; prints the warnings reading it gave.
-    private func openCache(for workflow: Workflow, console: Console) -> StepCache? {
+    func openCache(for workflow: Workflow, console: Console) -> StepCache? {
         guard !noCache else { return nil }
         var incremental = false
         workflow.forEachStep { incremental = incremental || $0.step.caching.isIncremental }

@@ -40,6 +40,16 @@ struct ContentStore: Sendable {
         var added: Int64 = 0
     }
 
+    /// The digest of the file at `path` as a record holds a source's: `nil` when there is no
+    /// file, the same digest for every directory, ``Digest/unknown`` for a file that cannot be
+    /// read. The file is read in chunks, whatever its size.
+    static func digest(ofFileAt path: String) -> Digest? {
+        guard let status = FileSystem.status(path) else { return nil }
+        if status.isDirectory { return StepCache.directoryDigest }
+        let reader = ContentStore(directory: "", temporaryDirectory: "")
+        return (try? reader.add(fileAt: path, store: false))?.digest ?? .unknown
+    }
+
     /// Reads the file at `path`, storing its content unless `store` is false.
     ///
     /// - Throws: a ``CacheProblem`` when the file cannot be read or the object not written.

@@ -203,7 +203,7 @@ struct IncrementalStep: Sendable {
     }
 
     /// The files a file operation reads and writes, as literal patterns.
-    private static func files(of operation: FileOperation) -> (
+    static func files(of operation: FileOperation) -> (
         reads: [GlobPattern], writes: [GlobPattern]
     ) {
         func literal(_ path: String) -> GlobPattern? {

@@ -240,6 +240,21 @@ public final class StepCache: @unchecked Sendable {
         state.withLock { $0.index.steps[id] }
     }
 
+    /// The digests with which the last successful runs of the step `id`, or of its instances
+    /// (`id[0]`, …), read `path` (`nil` for a file they found missing); empty if none did.
+    func recordedDigests(of path: String, forStep id: String) -> [Digest?] {
+        let instances = id + "["
+        return state.withLock { state in
+            state.index.steps.compactMap { key, record -> Digest?? in
+                guard key == id || key.hasPrefix(instances) else { return nil }
+                let source =
+                    record.sources.first { $0.path == path }
+                    ?? record.discovered.first { $0.path == path }
+                return source.map(\.digest)
+            }
+        }
+    }
+
     // MARK: - Recording
 
     /// Records a successful run of `step`, which started at `startedAt` (nanoseconds since

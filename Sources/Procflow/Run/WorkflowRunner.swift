@@ -258,6 +258,11 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         }
     }
 
+    /// The steps running now: those that do work, and the groups they are in.
+    public var runningSteps: [String] {
+        state.withLock { state in state.records.filter { $0.value.status == .running }.map(\.key) }
+    }
+
     /// The incremental steps of the run.
     var incremental: [IncrementalStep] {
         order.compactMap { incrementalSteps[$0] }

@@ -11,7 +11,7 @@ struct IsolatedProcess {
 
     init(_ executable: URL, _ arguments: [String], in directory: URL, log: URL) throws {
         self.log = log
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let output = try FileHandle(forWritingTo: log)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["-i", Self.path, executable.path] + arguments

@@ -1,0 +1,273 @@
+import Dispatch
+import Foundation
+import ProcedureKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// `procflow run FILE --watch`: runs the workflow, then, each time files it reads change,
+/// runs again what the change affects (``WatchPlan``), until SIGINT or SIGTERM.
+///
+/// The main thread runs; the watcher's thread tells it of changes, and stops a run that a
+/// change affects while one of its steps is running. A source counts as changed only when
+/// its content is new: a step that rewrites a file with what it held is no change, so a run
+/// does not start itself again.
+final class WatchSession: @unchecked Sendable {
+    // @unchecked Sendable: `command` and `console` are constants; what the watcher's thread
+    // and the signal handlers share with the main thread is in `state`.
+
+    private struct State {
+        /// Changed files not yet run for: workflow files, and sources with new content.
+        var changed: [String] = []
+        /// The signal that ends the watch.
+        var signal: Int32?
+        /// The run going on.
+        var runner: WorkflowRunner?
+        /// Whether a change stopped the run going on.
+        var stopped = false
+        /// What is watched; `nil` while the workflow cannot be loaded.
+        var plan: WatchPlan?
+        /// The cache of the last run: its records say what each step last read.
+        var cache: StepCache?
+        /// The content each changed source had when it was last seen (`nil`: no file).
+        var seen: [String: Digest?] = [:]
+    }
+
+    /// How long files must be left alone before their changes count.
+    static let quiet: TimeInterval = 0.2
+
+    private let command: RunCommand
+    private let console: Console
+    private let state = Locked(State())
+    private let wake = DispatchSemaphore(value: 0)
+    /// The workflow file, absolute.
+    private let file: String
+
+    init(command: RunCommand, console: Console) {
+        self.command = command
+        self.console = console
+        file = resolve(command.workflow.file, in: ".")
+    }
+
+    /// Runs and watches until a signal; returns 128 + the signal, or an error's status.
+    func run() -> Int32 {
+        let signals = SignalForwarding(
+            first: { [self] signal in
+                let runner = state.withLock { state in
+                    state.signal = signal
+                    return state.runner
+                }
+                runner?.interrupt(signal: signal)
+                wake.signal()
+            },
+            again: { [self] in state.withLock { $0.runner }?.kill() })
+        defer { signals.stop() }
+        var watcher: (watcher: FileWatcher, roots: [String])?
+        defer { watcher?.watcher.stop() }
+        var workflow: Workflow?
+        var mustLoad = true
+        var isFirstLoad = true
+        // What the next run runs: empty for everything.
+        var targets = command.chosenTargets
+        while true {
+            if let signal = state.withLock({ $0.signal }) { return 128 + signal }
+            if mustLoad {
+                mustLoad = false
+                if isFirstLoad, !FileSystem.exists(file) {
+                    // Nothing to watch: the path is wrong.
+                    _ = command.workflow.load(console: console)
+                    return CommandLineTool.ExitStatus.usage
+                }
+                workflow = command.workflow.load(console: console)
+                if let loaded = workflow,
+                    let problem = command.unknownTarget(in: loaded, command.chosenTargets)
+                {
+                    if isFirstLoad { return RunCommand.usageError(problem, console: console) }
+                    console.writeError("procflow: \(problem)\n")
+                    workflow = nil
+                }
+                isFirstLoad = false
+                let plan = workflow.map {
+                    WatchPlan(
+                        $0, directory: WorkflowRunner.directory(of: $0),
+                        stateDirectory: command.stateDirectory().path)
+                }
+                state.withLock { $0.plan = plan }
+                let roots = plan?.roots ?? [WatchPlan.parent(of: file)]
+                if watcher?.roots != roots {
+                    do {
+                        let started = try FileWatcher(roots: roots)
+                        started.start(quiet: Self.quiet) { [self] in noticed($0) }
+                        watcher?.watcher.stop()
+                        watcher = (started, roots)
+                    } catch {
+                        console.writeError("error: \(error.description)\n")
+                        return CommandLineTool.ExitStatus.failure
+                    }
+                }
+            }
+            guard let loaded = workflow else {
+                console.writeError(
+                    "procflow: waiting for the workflow to be fixed (Ctrl-C to stop)\n")
+                waitForChange()
+                mustLoad = true
+                continue
+            }
+            let stopped = runOnce(loaded, targets: targets)
+            guard let next = nextRun(after: stopped, targets: targets) else { continue }
+            switch next {
+            case .load:
+                mustLoad = true
+                targets = command.chosenTargets
+            case .run(let steps):
+                targets = steps
+            }
+        }
+    }
+
+    // MARK: - Running
+
+    /// Runs `targets` of `workflow` (all of it if empty); tells whether a change stopped it.
+    private func runOnce(_ workflow: Workflow, targets: [String]) -> Bool {
+        let cache = command.openCache(for: workflow, console: console)
+        let selected = targets.isEmpty ? workflow : workflow.restricted(to: targets)
+        _ = command.execute(selected, cache: cache, console: console) { [self] runner in
+            let signal = state.withLock { state in
+                state.runner = runner
+                state.stopped = false
+                return state.signal
+            }
+            // A signal that came while the run was being made.
+            if let signal { runner.interrupt(signal: signal) }
+        }
+        return state.withLock { state in
+            state.runner = nil
+            if let cache { state.cache = cache }
+            defer { state.stopped = false }
+            return state.stopped
+        }
+    }
+
+    /// What to run next.
+    private enum Next {
+        /// Load the workflow again and run it all.
+        case load
+        /// Run these steps (all if empty).
+        case run([String])
+    }
+
+    /// Waits for changes that call for a run after one that a change `stopped` or not, and
+    /// says what it is; `nil` when a signal ends the watch.
+    private func nextRun(after stopped: Bool, targets: [String]) -> Next? {
+        var announced = false
+        while state.withLock({ $0.signal == nil }) {
+            let (changed, plan, cache) = state.withLock { state in
+                defer { state.changed = [] }
+                return (state.changed, state.plan, state.cache)
+            }
+            guard let plan else { return .load }
+            // Against what the steps read in the run just made: a step that ran after a
+            // change has already seen it.
+            let change = plan.change(for: changed) { path, step in
+                let recorded = cache?.recordedDigests(of: path, forStep: step) ?? []
+                let now = ContentStore.digest(ofFileAt: path)
+                return recorded.isEmpty || recorded.contains { $0 != now }
+            }
+            if let first = change.workflowFiles.first {
+                console.writeError(
+                    "procflow: \(display(first)) changed: loading the workflow again\n")
+                return .load
+            }
+            for (path, steps) in change.sources {
+                console.writeError(
+                    "procflow: \(display(path)) changed, a source of \(list(steps))\n")
+            }
+            if stopped {
+                // What the stopped run had to do is still to do.
+                let steps =
+                    targets.isEmpty ? [] : targets + change.steps.filter { !targets.contains($0) }
+                console.writeError(
+                    "procflow: running \(steps.isEmpty ? "everything" : list(steps)) again\n")
+                return .run(steps)
+            }
+            if !change.steps.isEmpty {
+                console.writeError("procflow: running \(list(change.steps))\n")
+                return .run(change.steps)
+            }
+            if !announced {
+                announced = true
+                console.writeError("procflow: watching for changes (Ctrl-C to stop)\n")
+            }
+            waitForChange()
+        }
+        return nil
+    }
+
+    private func waitForChange() {
+        wake.wait()
+    }
+
+    // MARK: - Changes
+
+    /// Called on the watcher's thread with the files that changed: keeps those the workflow
+    /// reads, and stops the run going on if the change affects one of its running steps.
+    private func noticed(_ paths: [String]) {
+        let (plan, cache, runner) = state.withLock { ($0.plan, $0.cache, $0.runner) }
+        guard let plan else {
+            // The workflow could not be loaded: a change to a workflow or dotenv file may fix it.
+            let names = paths.map { $0[($0.lastIndex(of: "/") ?? $0.startIndex)...] }
+            if names.contains(where: { $0.hasSuffix(".json") || $0.hasPrefix("/.env") }) {
+                wake.signal()
+            }
+            return
+        }
+        var isNew: [String: Bool] = [:]
+        let change = plan.change(for: paths) { path, step in
+            if let known = isNew[path] { return known }
+            let now = ContentStore.digest(ofFileAt: path)
+            let before = state.withLock { state -> [Digest?]? in
+                defer { state.seen[path] = .some(now) }
+                return state.seen[path].map { [$0] }
+            }
+            let earlier = before ?? cache?.recordedDigests(of: path, forStep: step) ?? []
+            let changed = earlier.isEmpty || earlier.contains { $0 != now }
+            isNew[path] = changed
+            return changed
+        }
+        guard !change.isEmpty else { return }
+        let shouldStop = state.withLock { state -> Bool in
+            state.changed += change.workflowFiles + change.sources.map(\.path)
+            guard let runner, !state.stopped else { return false }
+            let running = Set(runner.runningSteps.map(WatchSession.stepOfInstance))
+            let stops =
+                !change.workflowFiles.isEmpty || change.steps.contains(where: running.contains)
+            if stops { state.stopped = true }
+            return stops
+        }
+        if shouldStop, let runner {
+            let what = change.workflowFiles.first ?? change.sources.first?.path ?? ""
+            console.writeError("procflow: \(display(what)) changed: stopping the run\n")
+            runner.interrupt(signal: SIGTERM)
+        }
+        wake.signal()
+    }
+
+    /// The step an id stands for in a change: a `forEach` step for each of its instances.
+    private static func stepOfInstance(_ id: String) -> String {
+        id.firstIndex(of: "[").map { String(id[..<$0]) } ?? id
+    }
+
+    /// `path` relative to the current directory when it is below it.
+    private func display(_ path: String) -> String {
+        let here = resolve(".", in: ".")
+        let prefix = here == "/" ? "/" : here + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
+    private func list(_ steps: [String]) -> String {
+        steps.joined(separator: ", ")
+    }
+}
