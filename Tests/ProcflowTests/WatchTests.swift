@@ -26,6 +26,20 @@ struct WatchTests {
         return ran(fixture, from: start).sorted()
     }
 
+    /// Sends `signal` to the watch and returns its output once it has exited with 128 +
+    /// `signal`.
+    static func end(
+        _ watch: RunningProcflow, with signal: Int32,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) -> String {
+        kill(watch.process.processIdentifier, signal)
+        let output = watch.finish(timeout: 30)
+        #expect(
+            watch.process.terminationStatus == 128 + signal, "\(output)",
+            sourceLocation: sourceLocation)
+        return output
+    }
+
     static let pipeline = """
         {"procedures": [
           {"id": "cc", "kind": "shell", "forEach": {"in": ["a", "b"]},
@@ -62,9 +76,7 @@ struct WatchTests {
         // An edit to the workflow loads it again and runs everything, the cache deciding.
         try fixture.edit("echo other", "echo other2")
         #expect(Self.waitForRuns(fixture, from: 8, count: 1) == ["other2"])
-        kill(watch.process.processIdentifier, SIGINT)
-        let output = watch.finish(timeout: 30)
-        #expect(watch.process.terminationStatus == 130)
+        let output = Self.end(watch, with: SIGINT)
         #expect(output.contains("procflow: src/a.c changed, a source of cc\n"))
         #expect(output.contains("procflow: running cc, link\n"))
         #expect(output.contains("procflow: flow.json changed: loading the workflow again\n"))
@@ -95,9 +107,7 @@ struct WatchTests {
         usleep(300_000)
         let second = try #require(group(2))
         #expect(ProcessGroups.isAlive(second))
-        kill(watch.process.processIdentifier, SIGINT)
-        let output = watch.finish(timeout: 30)
-        #expect(watch.process.terminationStatus == 130)
+        let output = Self.end(watch, with: SIGINT)
         #expect(output.contains("procflow: in.txt changed: stopping the run\n"))
         #expect(eventually(timeout: 10) { !ProcessGroups.isAlive(second) })
     }
@@ -108,9 +118,7 @@ struct WatchTests {
         defer { fixture.remove() }
         let watch = try RunningProcflow(fixture, arguments: ["--watch"])
         #expect(Self.waitForRuns(fixture, from: 0, count: 1) == ["a"])
-        kill(watch.process.processIdentifier, SIGTERM)
-        let output = watch.finish(timeout: 30)
-        #expect(watch.process.terminationStatus == 143)
+        let output = Self.end(watch, with: SIGTERM)
         #expect(output.contains("procflow: watching for changes (Ctrl-C to stop)\n"))
     }
 
@@ -124,9 +132,7 @@ struct WatchTests {
             fixture.file,
             #"{"procedures": [{"id": "a", "kind": "shell", "run": "echo a >> runs.log"}]}"#)
         #expect(Self.waitForRuns(fixture, from: 0, count: 1) == ["a"])
-        kill(watch.process.processIdentifier, SIGINT)
-        let output = watch.finish(timeout: 30)
-        #expect(watch.process.terminationStatus == 130)
+        let output = Self.end(watch, with: SIGINT)
         #expect(output.contains("flow.json:1:17: error: /procedures/0: missing field \"run\""))
         #expect(output.contains("procflow: waiting for the workflow to be fixed (Ctrl-C to stop)"))
     }

@@ -69,7 +69,7 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
             }
             let words = script.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let first = words.first, !Self.shellWords.contains(first),
-                !first.contains("=")
+                !first.utf8.contains(UInt8(ascii: "="))
             else {
                 return nil
             }

@@ -1,0 +1,17 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+extension StringProtocol {
+    /// Whether the text's UTF-8 holds `byte`: one `memchr` over contiguous storage, where
+    /// `utf8.contains` steps through the view an index at a time (the difference shows on
+    /// every line of a command's output).
+    func containsByte(_ byte: UInt8) -> Bool {
+        utf8.withContiguousStorageIfAvailable { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            return memchr(base, Int32(byte), bytes.count) != nil
+        } ?? utf8.contains(byte)
+    }
+}
