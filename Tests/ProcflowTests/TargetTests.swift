@@ -35,6 +35,25 @@ struct TargetTests {
         #expect(fixture.contents("log") == "api\nguide\n")
     }
 
+    @Test func aTargetThatNeedsAGroupGetsAllTheGroupHoldsAndItsData() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "pack", "kind": "group", "outputFrom": "b", "procedures": [
+                {"id": "a", "kind": "shell", "run": "echo a >> log"},
+                {"id": "b", "kind": "shell", "run": "printf packed", "output": "text"}]},
+              {"id": "ship", "kind": "shell", "run": "printf %s $P > shipped",
+               "inputs": {"P": {"from": "pack"}}},
+              {"id": "other", "kind": "shell", "run": "echo other >> log"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let result = try fixture.run(["ship"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(fixture.contents("shipped") == "packed")
+        #expect(fixture.contents("log") == "a\n")
+    }
+
     @Test func anUnknownTargetIsAUsageErrorWithASuggestion() throws {
         let fixture = try WorkflowFixture(Self.workflow)
         defer { fixture.remove() }

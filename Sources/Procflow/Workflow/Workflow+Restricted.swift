@@ -1,7 +1,8 @@
 extension Workflow {
     /// The workflow cut down to the steps `ids`, what they need (transitively: dependencies,
-    /// wired sources, and the groups they are in with what those need), and, for a group, all
-    /// it holds. Ids of no step are ignored.
+    /// wired sources, and the groups they are in with what those need), and, for a group named
+    /// or needed (a dependency, a wired source), all it holds: a group that is only the place
+    /// of a needed step keeps just what it needs. Ids of no step are ignored.
     public func restricted(to ids: [String]) -> Workflow {
         var parents: [String: String] = [:]
         var byID: [String: Step] = [:]
@@ -9,17 +10,19 @@ extension Workflow {
             byID[nested.step.id] = nested.step
             parents[nested.step.id] = nested.parent
         }
-        let targets = Set(ids)
         var needed: Set<String> = []
-        var pending = ids
-        while let current = pending.popLast() {
-            guard needed.insert(current).inserted, let step = byID[current] else { continue }
-            pending += step.prerequisites
-            if let parent = parents[current] { pending.append(parent) }
-            var descendants = step.children
-            while targets.contains(current), let descendant = descendants.popLast() {
-                pending.append(descendant.id)
-                descendants += descendant.children
+        var whole: Set<String> = []
+        var pending = ids.map { (id: $0, isWhole: true) }
+        while let (current, isWhole) = pending.popLast() {
+            let isNew = needed.insert(current).inserted
+            guard let step = byID[current] else { continue }
+            if isNew {
+                pending += step.prerequisites.map { ($0, true) }
+                if let parent = parents[current] { pending.append((parent, false)) }
+            }
+            // What a group gives comes from its children: all of them run.
+            if isWhole, whole.insert(current).inserted {
+                pending += step.children.map { ($0.id, true) }
             }
         }
         var copy = self
