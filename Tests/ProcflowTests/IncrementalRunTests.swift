@@ -148,6 +148,39 @@ struct IncrementalRunTests {
         #expect(fixture.contents("b.o") == "b1\n")
     }
 
+    @Test func forEachItemsNameFilesAsTheyAreAndStepsInsideAForEachAreIncremental() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "cc", "kind": "shell", "forEach": {"in": ["a[1]"]},
+               "run": "echo cc >> runs.log", "sources": ["src/${item}.c"]},
+              {"id": "each", "kind": "group", "forEach": {"in": ["x"]}, "procedures": [
+                {"id": "inner", "kind": "shell", "run": "echo inner >> runs.log",
+                 "sources": ["${item}.txt"]}]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("src/a[1].c", "A\n")
+        try fixture.write("src/a1.c", "one\n")
+        try fixture.write("x.txt", "x\n")
+        #expect(try fixture.runSteps().ran == ["cc", "inner"])
+        // src/a1.c is not src/a[1].c, though the glob [1] would match it.
+        try fixture.write("src/a1.c", "two\n")
+        let second = try fixture.runSteps()
+        #expect(second.ran == [])
+        #expect(second.statuses["each[0].inner"] == "cached")
+        try fixture.write("x.txt", "y\n")
+        #expect(try fixture.runSteps().ran == ["inner"])
+        // The index keeps the records of the instances.
+        let index = try #require(
+            FileManager.default.contentsOfDirectory(
+                atPath: fixture.directory.appendingPathComponent(".procflow").path
+            ).first { $0.hasSuffix(".state") })
+        let state = try Data(
+            contentsOf: fixture.directory.appendingPathComponent(".procflow/\(index)"))
+        #expect(state.range(of: Data("each[0].inner".utf8)) != nil)
+    }
+
     @Test func aChangedWiredValueRunsTheStepThatTakesIt() throws {
         let fixture = try Self.pipelineFixture()
         defer { fixture.remove() }

@@ -360,9 +360,14 @@ struct RunCommand: ParsableCommand {
         workflow.forEachStep { incremental = incremental || $0.step.caching.isIncremental }
         guard incremental else { return nil }
         var ids: Set<String> = []
-        workflow.forEachStep { ids.insert($0.step.id) }
+        var forEachIDs: Set<String> = []
+        workflow.forEachStep { nested in
+            ids.insert(nested.step.id)
+            if nested.step.forEach != nil { forEachIDs.insert(nested.step.id) }
+        }
         let cache = StepCache(
-            directory: stateDirectory(), workflowFile: workflow.path, stepIDs: ids)
+            directory: stateDirectory(), workflowFile: workflow.path, stepIDs: ids,
+            forEachIDs: forEachIDs)
         for warning in cache.warnings {
             console.writeError("warning: \(warning.escapingControlCharacters)\n")
         }

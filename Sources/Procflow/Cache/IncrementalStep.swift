@@ -232,7 +232,11 @@ extension IncrementalStep {
     static func all(in workflow: Workflow, directory: String) -> [String: IncrementalStep] {
         let context = Context(workflow, directory: directory)
         var steps: [String: IncrementalStep] = [:]
+        var forEachSteps: Set<String> = []
         workflow.forEachStep { nested in
+            if nested.step.forEach != nil { forEachSteps.insert(nested.step.id) }
+            // The steps of a forEach are incremental in its instances, with the item filled in.
+            guard !nested.path.contains(where: forEachSteps.contains) else { return }
             if let step = IncrementalStep(nested.step, context: context) { steps[step.id] = step }
         }
         return steps

@@ -60,6 +60,8 @@ public final class StepCache: @unchecked Sendable {
     /// Every step id of the workflow file: records of other ids, other than the instances of
     /// its `forEach` steps, are dropped when the index is saved.
     private let stepIDs: Set<String>
+    /// The ids of its `forEach` steps.
+    private let forEachIDs: Set<String>
     /// Whether histories may be used: not after the index was found damaged, so that a
     /// damaged state means a full run.
     private let usesHistory: Bool
@@ -73,10 +75,14 @@ public final class StepCache: @unchecked Sendable {
     /// Reads the state of the workflow file `workflowFile` (whose steps' ids are `stepIDs`)
     /// from `directory`. A missing state is an empty one; a damaged or foreign one is
     /// ignored, with a warning, and every step runs.
-    public init(directory: StateDirectory, workflowFile: String, stepIDs: Set<String>) {
+    public init(
+        directory: StateDirectory, workflowFile: String, stepIDs: Set<String>,
+        forEachIDs: Set<String> = []
+    ) {
         self.directory = directory
         self.workflowFile = workflowFile
         self.stepIDs = stepIDs
+        self.forEachIDs = forEachIDs
         store = directory.store
         let path = directory.index(for: workflowFile)
         var warnings: [String] = []
@@ -587,12 +593,12 @@ public final class StepCache: @unchecked Sendable {
 
     // MARK: - Saving
 
-    /// Whether `id` is a step of the workflow file or an instance of one (`each[2]`,
-    /// `each[2].inner`), whose record is kept.
+    /// Whether `id` is a step of the workflow file or of an instance of one of its `forEach`
+    /// steps (`each[2]`, `each[2].inner`), whose record is kept.
     private func isKnown(_ id: String) -> Bool {
         if stepIDs.contains(id) { return true }
         guard let bracket = id.firstIndex(of: "[") else { return false }
-        return stepIDs.contains(String(id[..<bracket]))
+        return forEachIDs.contains(String(id[..<bracket]))
     }
 
     /// Writes what this run learnt into the index, merged with what other runs wrote since it

@@ -60,12 +60,14 @@ private struct ItemFilling {
         return filled
     }
 
-    /// The patterns with the item filled in; its values are taken as written, wildcards
-    /// included.
+    /// The patterns with the item filled in; the item's `*`, `?`, `[` and `\` stand for
+    /// themselves, so that an item `a[1].c` names that file.
     func patterns(_ patterns: [GlobPattern]) throws(Step.InstanceError) -> [GlobPattern] {
+        let literal = ItemFilling(
+            variable: variable, item: Self.escapingWildcards(item), index: index)
         var filled: [GlobPattern] = []
         for pattern in patterns {
-            let text = try self.text(pattern.text)
+            let text = try literal.text(pattern.text)
             if text == pattern.text {
                 filled.append(pattern)
                 continue
@@ -77,6 +79,22 @@ private struct ItemFilling {
             }
         }
         return filled
+    }
+
+    /// `value` with the wildcard characters of its strings escaped.
+    private static func escapingWildcards(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let text):
+            var escaped = ""
+            for character in text {
+                if "*?[\\".contains(character) { escaped.append("\\") }
+                escaped.append(character)
+            }
+            return .string(escaped)
+        case .array(let items): return .array(items.map(escapingWildcards))
+        case .object(let fields): return .object(fields.mapValues(escapingWildcards))
+        case .null, .bool, .number: return value
+        }
     }
 
     func pairs(_ pairs: [(name: String, value: String)]) throws(Step.InstanceError) -> [(
