@@ -86,8 +86,9 @@ struct WatchTests {
         let fixture = try WorkflowFixture(
             """
             {"procedures": [
+              {"id": "fast", "kind": "shell", "run": "echo fast >> runs.log"},
               {"id": "slow", "kind": "shell", "sources": ["in.txt"],
-               "run": "echo slow >> runs.log; echo $$ > pid$(wc -l < runs.log | tr -d ' '); sh -c 'sleep 300 & sleep 300'"}
+               "run": "echo slow >> slow.log; echo $$ > pid$(wc -l < slow.log | tr -d ' '); sh -c 'sleep 300 & sleep 300'"}
             ]}
             """)
         defer { fixture.remove() }
@@ -109,7 +110,81 @@ struct WatchTests {
         #expect(ProcessGroups.isAlive(second))
         let output = Self.end(watch, with: SIGINT)
         #expect(output.contains("procflow: in.txt changed: stopping the run\n"))
+        #expect(output.contains("procflow: running slow again\n"))
         #expect(eventually(timeout: 10) { !ProcessGroups.isAlive(second) })
+        // What the stopped run had finished did not run again.
+        #expect(fixture.ran == ["fast"])
+    }
+
+    @Test func targetsStayTheTargetsOfEveryRun() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "a", "kind": "shell", "run": "echo a >> runs.log", "sources": ["a.txt"]},
+              {"id": "b", "kind": "shell", "run": "echo b >> runs.log", "sources": ["b.txt"]},
+              {"id": "all", "kind": "shell", "run": "echo all >> runs.log", "dependsOn": ["a", "b"]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("a.txt", "1\n")
+        try fixture.write("b.txt", "1\n")
+        let watch = try RunningProcflow(fixture, arguments: ["a", "--watch"])
+        #expect(Self.waitForRuns(fixture, from: 0, count: 1) == ["a"])
+        try fixture.write("a.txt", "2\n")
+        #expect(Self.waitForRuns(fixture, from: 1, count: 1) == ["a"])
+        // b is no part of target a: its source is not watched.
+        try fixture.write("b.txt", "2\n")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(Self.ran(fixture, from: 2) == [])
+        _ = Self.end(watch, with: SIGINT)
+    }
+
+    @Test func anEditToAHeaderADepfileNamedRunsTheStepAgain() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "cc", "kind": "shell", "sources": ["main.c"], "depfile": "main.d",
+               "run": "echo cc >> runs.log; printf 'main.o: main.c inc/h.h\\n' > main.d; cat main.c inc/h.h > main.o",
+               "generates": ["main.o"]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("main.c", "int main;\n")
+        try fixture.write("inc/h.h", "// 1\n")
+        let watch = try RunningProcflow(fixture, arguments: ["--watch"])
+        #expect(Self.waitForRuns(fixture, from: 0, count: 1) == ["cc"])
+        try fixture.write("inc/h.h", "// 2\n")
+        #expect(Self.waitForRuns(fixture, from: 1, count: 1) == ["cc"])
+        #expect(fixture.contents("main.o") == "int main;\n// 2\n")
+        let output = Self.end(watch, with: SIGINT)
+        #expect(output.contains("procflow: inc/h.h changed, a source of cc\n"))
+    }
+
+    @Test func aFileMadeAndRemovedRunsNothingAndANewSourceRunsItsStep() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "cat", "kind": "shell", "sources": ["src/**/*.c"],
+               "run": "echo cat >> runs.log; cat $(find src -name '*.c' | sort) > all"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("src/a.c", "a\n")
+        let watch = try RunningProcflow(fixture, arguments: ["--watch"])
+        #expect(Self.waitForRuns(fixture, from: 0, count: 1) == ["cat"])
+        let temporary = fixture.directory.appendingPathComponent("src/.#b.c").path
+        try fixture.write("src/.#b.c", "draft\n")
+        try FileManager.default.removeItem(atPath: temporary)
+        Thread.sleep(forTimeInterval: 1)
+        #expect(Self.ran(fixture, from: 1) == [])
+        // A new file the pattern matches, and one in a directory made just before it.
+        try fixture.write("src/b.c", "b\n")
+        #expect(Self.waitForRuns(fixture, from: 1, count: 1) == ["cat"])
+        #expect(fixture.contents("all") == "a\nb\n")
+        try fixture.write("src/new/deeper/c.c", "c\n")
+        #expect(Self.waitForRuns(fixture, from: 2, count: 1) == ["cat"])
+        #expect(fixture.contents("all") == "a\nb\nc\n")
+        _ = Self.end(watch, with: SIGINT)
     }
 
     @Test func ctrlCWhileWaitingEndsTheWatch() throws {
@@ -172,10 +247,71 @@ struct WatchPlanTests {
         #expect(steps("/w/conf/deep/y") == ["use"])
         // What a step generates is the run's own doing.
         #expect(steps("/w/mid.txt") == [])
-        #expect(steps("/w/src/zz.c") == ["inner", "after"])
+        #expect(steps("/w/src/a.c") == ["inner", "after"])
+        #expect(steps("/w/src/zz.c") == [])
         #expect(steps("/w/a.txt") == ["copy"])
         #expect(steps("/w/in/x.md", "/w/.procflow/x", "/elsewhere/in/x.txt") == [])
         #expect(plan.change(for: ["/w/in/x.txt"]) { _, _ in false }.isEmpty)
+    }
+
+    @Test func forEachInstancesAreWatchedWithTheirItemsAndDirectories() throws {
+        let workflow = try loadWorkflow(
+            """
+            {"procedures": [
+              {"id": "list", "kind": "shell", "run": "x", "output": "json"},
+              {"id": "each", "kind": "shell", "run": "x", "cwd": "pkg/${item}",
+               "sources": ["src/*.c", "${item}.h"], "forEach": {"in": ["a", "b"]}},
+              {"id": "dyn", "kind": "shell", "run": "x", "cwd": "mod/${m}",
+               "sources": ["${m}.c"], "forEach": {"from": "list", "as": "m"}},
+              {"id": "sum", "kind": "shell", "run": "x", "dependsOn": ["each"]}
+            ]}
+            """
+        ).get()
+        let plan = WatchPlan(workflow, directory: "/w", stateDirectory: "/w/.procflow")
+        func steps(_ path: String) -> [String] {
+            plan.change(for: [path]) { _, _ in true }.steps
+        }
+        #expect(steps("/w/pkg/a/src/x.c") == ["each", "sum"])
+        #expect(steps("/w/pkg/b/b.h") == ["each", "sum"])
+        // Not an item's directory, or another item's header.
+        #expect(steps("/w/pkg/c/src/x.c") == [])
+        #expect(steps("/w/pkg/a/b.h") == [])
+        // Items from a step: each reference stands for any one name.
+        #expect(steps("/w/mod/q/q.c") == ["dyn"])
+        #expect(steps("/w/mod/q/deeper/q.c") == [])
+    }
+
+    @Test func filesDepfilesNamedAreLearntAndReplacedByTheNextRun() throws {
+        let workflow = try loadWorkflow(
+            #"{"procedures": [{"id": "cc", "kind": "shell", "run": "x", "sources": ["a.c"], "forEach": {"in": [1]}}]}"#
+        ).get()
+        var plan = WatchPlan(workflow, directory: "/w", stateDirectory: "/w/.procflow")
+        func steps(_ path: String) -> [String] {
+            plan.change(for: [path]) { _, _ in true }.steps
+        }
+        #expect(steps("/w/inc/h.h") == [])
+        plan.learn([("cc[0]", ["/w/inc/h.h"]), ("gone", ["/w/inc/g.h"])])
+        #expect(steps("/w/inc/h.h") == ["cc"])
+        #expect(steps("/w/inc/g.h") == [])
+        plan.learn([])
+        #expect(steps("/w/inc/h.h") == [])
+    }
+
+    @Test func aStoppedRunLeavesTheStepsThatDidNotFinish() {
+        func row(_ id: String, _ path: [String], _ status: StepStatus) -> RunSummary.Row {
+            RunSummary.Row(id: id, path: path, status: status, duration: nil, reason: nil)
+        }
+        let summary = RunSummary(
+            name: "w",
+            rows: [
+                row("done", [], .succeeded), row("kept", [], .cached),
+                row("group", [], .cancelled), row("inner", ["group"], .cancelled),
+                row("inner2", ["group"], .succeeded),
+                row("each", [], .cancelled), row("each[0]", ["each"], .succeeded),
+                row("each[1]", ["each"], .cancelled), row("each[2]", ["each"], .cancelled),
+                row("later", [], .skipped), row("failed", [], .failed),
+            ], result: .interrupted(SIGTERM), duration: 1)
+        #expect(WatchSession.unfinished(summary) == ["inner", "each", "later", "failed"])
     }
 
     @Test func rootsAreExistingDirectoriesNoneInsideAnother() throws {

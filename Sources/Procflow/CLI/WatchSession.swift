@@ -30,6 +30,9 @@ final class WatchSession: @unchecked Sendable {
         var stopped = false
         /// What is watched; `nil` while the workflow cannot be loaded.
         var plan: WatchPlan?
+        /// The files the workflow was last read from: while it cannot be loaded, a change to
+        /// one of them (or to a JSON or dotenv file) may fix it.
+        var workflowFiles: Set<String> = []
         /// The cache of the last run: its records say what each step last read.
         var cache: StepCache?
         /// The content each changed source had when it was last seen (`nil`: no file).
@@ -90,13 +93,24 @@ final class WatchSession: @unchecked Sendable {
                     workflow = nil
                 }
                 isFirstLoad = false
-                let plan = workflow.map {
+                // With targets, what they do not need is not watched.
+                let watched = workflow.map {
+                    command.chosenTargets.isEmpty ? $0 : $0.restricted(to: command.chosenTargets)
+                }
+                var plan = watched.map {
                     WatchPlan(
                         $0, directory: WorkflowRunner.directory(of: $0),
                         stateDirectory: command.stateDirectory().path)
                 }
-                state.withLock { $0.plan = plan }
-                let roots = plan?.roots ?? [WatchPlan.parent(of: file)]
+                if let cache = state.withLock({ $0.cache }) {
+                    plan?.learn(cache.discoveredSources())
+                }
+                state.withLock { state in
+                    state.plan = plan
+                    if let files = plan?.workflowFiles { state.workflowFiles = files }
+                }
+                // While the workflow is broken, what was watched still is.
+                let roots = plan?.roots ?? watcher?.roots ?? [WatchPlan.parent(of: file)]
                 if watcher?.roots != roots {
                     do {
                         let started = try FileWatcher(roots: roots)
@@ -116,8 +130,8 @@ final class WatchSession: @unchecked Sendable {
                 mustLoad = true
                 continue
             }
-            let stopped = runOnce(loaded, targets: targets)
-            guard let next = nextRun(after: stopped, targets: targets) else { continue }
+            let summary = runOnce(loaded, targets: targets)
+            guard let next = nextRun(after: summary) else { continue }
             switch next {
             case .load:
                 mustLoad = true
@@ -130,11 +144,15 @@ final class WatchSession: @unchecked Sendable {
 
     // MARK: - Running
 
-    /// Runs `targets` of `workflow` (all of it if empty); tells whether a change stopped it.
-    private func runOnce(_ workflow: Workflow, targets: [String]) -> Bool {
+    /// Runs `targets` of `workflow` (all of it if empty); returns how it went when a change
+    /// stopped it, `nil` when it ended by itself.
+    private func runOnce(_ workflow: Workflow, targets: [String]) -> RunSummary? {
         let cache = command.openCache(for: workflow, console: console)
+        // Changes seen while it runs are weighed against what the steps last read.
+        state.withLock { $0.cache = cache }
         let selected = targets.isEmpty ? workflow : workflow.restricted(to: targets)
-        _ = command.execute(selected, cache: cache, console: console) { [self] runner in
+        let summary = command.execute(selected, cache: cache, console: console) {
+            [self] runner in
             let signal = state.withLock { state in
                 state.runner = runner
                 state.stopped = false
@@ -143,25 +161,40 @@ final class WatchSession: @unchecked Sendable {
             // A signal that came while the run was being made.
             if let signal { runner.interrupt(signal: signal) }
         }
+        .summary
         return state.withLock { state in
             state.runner = nil
-            if let cache { state.cache = cache }
+            if let cache { state.plan?.learn(cache.discoveredSources()) }
             defer { state.stopped = false }
-            return state.stopped
+            return state.stopped ? summary : nil
         }
+    }
+
+    /// The steps a stopped run left to do: those that did not succeed and were not up to
+    /// date, a `forEach` step for its instances, and not the groups that hold them.
+    static func unfinished(_ summary: RunSummary) -> [String] {
+        let containers = Set(summary.rows.flatMap(\.path))
+        var steps: [String] = []
+        for row in summary.rows where row.status != .succeeded && row.status != .cached {
+            let step = stepOfInstance(row.id)
+            if step == row.id, containers.contains(step) { continue }
+            if !steps.contains(step) { steps.append(step) }
+        }
+        return steps
     }
 
     /// What to run next.
     private enum Next {
         /// Load the workflow again and run it all.
         case load
-        /// Run these steps (all if empty).
+        /// Run these steps.
         case run([String])
     }
 
-    /// Waits for changes that call for a run after one that a change `stopped` or not, and
-    /// says what it is; `nil` when a signal ends the watch.
-    private func nextRun(after stopped: Bool, targets: [String]) -> Next? {
+    /// Waits for changes that call for a run after one that ended by itself, or that a change
+    /// stopped (`stopped`, how it went), and says what it is; `nil` when a signal ends the
+    /// watch.
+    private func nextRun(after stopped: RunSummary?) -> Next? {
         var announced = false
         while state.withLock({ $0.signal == nil }) {
             let (changed, plan, cache) = state.withLock { state in
@@ -173,8 +206,7 @@ final class WatchSession: @unchecked Sendable {
             // change has already seen it.
             let change = plan.change(for: changed) { path, step in
                 let recorded = cache?.recordedDigests(of: path, forStep: step) ?? []
-                let now = ContentStore.digest(ofFileAt: path)
-                return recorded.isEmpty || recorded.contains { $0 != now }
+                return Self.differs(ContentStore.digest(ofFileAt: path), from: recorded)
             }
             if let first = change.workflowFiles.first {
                 console.writeError(
@@ -185,13 +217,14 @@ final class WatchSession: @unchecked Sendable {
                 console.writeError(
                     "procflow: \(display(path)) changed, a source of \(list(steps))\n")
             }
-            if stopped {
-                // What the stopped run had to do is still to do.
-                let steps =
-                    targets.isEmpty ? [] : targets + change.steps.filter { !targets.contains($0) }
-                console.writeError(
-                    "procflow: running \(steps.isEmpty ? "everything" : list(steps)) again\n")
-                return .run(steps)
+            if let stopped {
+                // What the stopped run had not done is still to do.
+                var steps = Self.unfinished(stopped)
+                steps += change.steps.filter { !steps.contains($0) }
+                if !steps.isEmpty {
+                    console.writeError("procflow: running \(list(steps)) again\n")
+                    return .run(steps)
+                }
             }
             if !change.steps.isEmpty {
                 console.writeError("procflow: running \(list(change.steps))\n")
@@ -218,8 +251,11 @@ final class WatchSession: @unchecked Sendable {
         let (plan, cache, runner) = state.withLock { ($0.plan, $0.cache, $0.runner) }
         guard let plan else {
             // The workflow could not be loaded: a change to a workflow or dotenv file may fix it.
+            let files = state.withLock { $0.workflowFiles }
             let names = paths.map { $0[($0.lastIndex(of: "/") ?? $0.startIndex)...] }
-            if names.contains(where: { $0.hasSuffix(".json") || $0.hasPrefix("/.env") }) {
+            if paths.contains(where: files.contains)
+                || names.contains(where: { $0.hasSuffix(".json") || $0.hasPrefix("/.env") })
+            {
                 wake.signal()
             }
             return
@@ -233,7 +269,7 @@ final class WatchSession: @unchecked Sendable {
                 return state.seen[path].map { [$0] }
             }
             let earlier = before ?? cache?.recordedDigests(of: path, forStep: step) ?? []
-            let changed = earlier.isEmpty || earlier.contains { $0 != now }
+            let changed = Self.differs(now, from: earlier)
             isNew[path] = changed
             return changed
         }
@@ -253,6 +289,13 @@ final class WatchSession: @unchecked Sendable {
             runner.interrupt(signal: SIGTERM)
         }
         wake.signal()
+    }
+
+    /// Whether a file whose content is `now` (`nil`: missing) is new beside what it was when
+    /// last read or seen (`earlier`, empty when it never was: then any file there is new, and
+    /// a missing one is no change, as a temporary file made and removed).
+    private static func differs(_ now: Digest?, from earlier: [Digest?]) -> Bool {
+        earlier.isEmpty ? now != nil : earlier.contains { $0 != now }
     }
 
     /// The step an id stands for in a change: a `forEach` step for each of its instances.

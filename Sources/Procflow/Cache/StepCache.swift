@@ -261,6 +261,16 @@ public final class StepCache: @unchecked Sendable {
         }
     }
 
+    /// The files the depfiles of the steps' (and instances') last successful runs named, by
+    /// id, in id order.
+    func discoveredSources() -> [(step: String, paths: [String])] {
+        state.withLock { state in
+            state.index.steps.sorted { $0.key < $1.key }.compactMap { id, record in
+                record.discovered.isEmpty ? nil : (id, record.discovered.map(\.path))
+            }
+        }
+    }
+
     // MARK: - Recording
 
     /// Records a successful run of `step`, which started at `startedAt` (nanoseconds since

@@ -30,6 +30,8 @@ struct WatchPlan: Sendable {
     /// The directories to watch, with the ones below them: absolute, none inside another.
     let roots: [String]
     private let watched: [Watched]
+    /// The files depfiles named, from ``learn(_:)``.
+    private var learned: [Watched] = []
     /// What steps declare they make: a change there is a run's own doing.
     private let generated: [(directory: String, files: IncrementalStep.Files)]
     /// The steps that run after each step, or take its data, directly.
@@ -43,6 +45,11 @@ struct WatchPlan: Sendable {
 
     /// The plan for `workflow`, whose relative paths start at `directory` (absolute), with
     /// its state in `stateDirectory`.
+    ///
+    /// A `forEach` with its items in the file is watched through its instances, their paths
+    /// filled in. One whose items come from another step is watched with each reference to
+    /// its item standing for any one name (`src/${item}.c` as `src/*.c`); what its steps
+    /// generate then cannot be told, and does not count as generated.
     init(_ workflow: Workflow, directory: String, stateDirectory: String) {
         workflowFiles = Set(workflow.files)
         self.stateDirectory = resolve(stateDirectory, in: ".")
@@ -52,42 +59,68 @@ struct WatchPlan: Sendable {
         var parents: [String: String] = [:]
         var positions: [String: Int] = [:]
         var forEachSteps: Set<String> = []
-        workflow.forEachStep { nested in
-            let step = nested.step
-            positions[step.id] = positions.count
-            parents[step.id] = nested.parent
-            for prerequisite in step.prerequisites {
-                dependents[prerequisite, default: []].append(step.id)
-            }
-            if step.forEach != nil { forEachSteps.insert(step.id) }
-            // A step of a forEach names its item in its paths: any value will do.
-            let template =
-                nested.path.first(where: forEachSteps.contains)
-                ?? (step.forEach != nil ? step.id : nil)
-            var sources = Self.anyItem(step.caching.sources, if: template != nil)
-            var generates = Self.anyItem(step.caching.generates, if: template != nil)
+        /// Adds what `step` reads and makes, a change to what it reads running `target`.
+        func add(_ step: Step, target: String, anyItem: Bool) {
+            var sources = step.caching.sources
+            var generates = step.caching.generates
             var stepDirectory = directory
             switch step.kind {
             case .shell(let shell):
-                if let cwd = shell.cwd, !cwd.contains("${") {
+                guard let cwd = shell.cwd else { break }
+                guard anyItem, cwd.contains("${") else {
                     stepDirectory = resolve(cwd, in: directory)
+                    break
                 }
-            case .file(let operation) where template == nil:
+                // Relative paths start in a directory named by the item: any directory.
+                sources = sources.compactMap { pattern in
+                    pattern.isAbsolute ? pattern : try? GlobPattern(cwd + "/" + pattern.text)
+                }
+            case .file(let operation) where !anyItem:
                 let (reads, writes) = IncrementalStep.files(of: operation)
                 sources += reads
                 generates += writes
             case .file, .http, .group, .branch:
                 break
             }
+            if anyItem { sources = Self.anyItem(sources) }
             if !sources.isEmpty {
                 watched.append(
                     Watched(
-                        target: template ?? step.id, directory: stepDirectory,
+                        target: target, directory: stepDirectory,
                         sources: IncrementalStep.Files(sources, in: stepDirectory)))
             }
-            if !generates.isEmpty {
+            if !generates.isEmpty, !anyItem {
                 generated.append(
                     (stepDirectory, IncrementalStep.Files(generates, in: stepDirectory)))
+            }
+        }
+        workflow.forEachStep { nested in
+            let step = nested.step
+            // The steps of a forEach are its instances' business.
+            guard !nested.path.contains(where: forEachSteps.contains) else { return }
+            positions[step.id] = positions.count
+            parents[step.id] = nested.parent
+            for prerequisite in step.prerequisites {
+                dependents[prerequisite, default: []].append(step.id)
+            }
+            guard let forEach = step.forEach else {
+                add(step, target: step.id, anyItem: false)
+                return
+            }
+            forEachSteps.insert(step.id)
+            guard let items = forEach.staticItems else {
+                var template = step
+                template.forEach = nil
+                Workflow.walk([template], path: [], cases: []) {
+                    add($0.step, target: step.id, anyItem: true)
+                }
+                return
+            }
+            for (index, item) in items.enumerated() {
+                guard let instance = try? step.instance(at: index, item: item) else { continue }
+                Workflow.walk([instance], path: [], cases: []) {
+                    add($0.step, target: step.id, anyItem: false)
+                }
             }
         }
         self.watched = watched
@@ -95,6 +128,7 @@ struct WatchPlan: Sendable {
         self.dependents = dependents
         self.parents = parents
         self.positions = positions
+        let workflowDirectory = resolve(directory, in: ".")
         roots = Self.roots(
             workflowFiles.map { Self.parent(of: $0) }
                 + watched.flatMap { entry in
@@ -102,7 +136,21 @@ struct WatchPlan: Sendable {
                         FileSystem.isDirectory($0) ? $0 : Self.parent(of: $0)
                     }
                         + entry.sources.patterns.map { $0.fixedDirectory(in: entry.directory) }
-                })
+                },
+            within: [workflowDirectory] + workflowFiles.map { Self.parent(of: $0) })
+    }
+
+    /// Takes the files the depfiles of the last runs named, by step (or instance) id, in place
+    /// of those it had: a change to one runs its step again. Only those below the directories
+    /// watched are seen.
+    mutating func learn(_ discovered: [(step: String, paths: [String])]) {
+        learned = discovered.compactMap { id, paths in
+            let step = id.firstIndex(of: "[").map { String(id[..<$0]) } ?? id
+            guard positions[step] != nil, !paths.isEmpty else { return nil }
+            var files = IncrementalStep.Files([], in: "/")
+            files.paths = paths
+            return Watched(target: step, directory: "/", sources: files)
+        }
     }
 
     /// What the changed files `paths` (absolute) affect. A source counts for a step only if
@@ -118,7 +166,7 @@ struct WatchPlan: Sendable {
             }
             if generated.contains(where: { $0.files.contain(path, in: $0.directory) }) { continue }
             var steps: [String] = []
-            for entry in watched
+            for entry in watched + learned
             where !steps.contains(entry.target) && entry.sources.contain(path, in: entry.directory)
                 && differs(path, entry.target)
             {
@@ -153,11 +201,9 @@ struct WatchPlan: Sendable {
         steps.sorted { (positions[$0] ?? .max) < (positions[$1] ?? .max) }
     }
 
-    /// `patterns`, with each reference to a variable (a `forEach` item's) made a wildcard,
-    /// when `replacing` is true.
-    private static func anyItem(_ patterns: [GlobPattern], if replacing: Bool) -> [GlobPattern] {
-        guard replacing else { return patterns }
-        return patterns.compactMap { pattern in
+    /// `patterns`, with each reference to a variable (a `forEach` item's) made a wildcard.
+    private static func anyItem(_ patterns: [GlobPattern]) -> [GlobPattern] {
+        patterns.compactMap { pattern in
             guard pattern.text.contains("${") else { return pattern }
             var text = ""
             var rest = pattern.text[...]
@@ -176,21 +222,28 @@ struct WatchPlan: Sendable {
         return String(path[..<slash])
     }
 
-    /// Each of `directories` made one that exists (the nearest above it that does), then
-    /// those inside another dropped. The root directory is never watched whole.
-    private static func roots(_ directories: [String]) -> [String] {
+    /// Each of `directories` made one that exists — the nearest above it that does, if that is
+    /// still inside one of `bounds` (a missing directory elsewhere is not watched) — then those
+    /// inside another dropped. The root directory is never watched whole.
+    private static func roots(_ directories: [String], within bounds: [String]) -> [String] {
+        func isInside(_ path: String, _ directory: String) -> Bool {
+            path == directory || path.hasPrefix(directory == "/" ? "/" : directory + "/")
+        }
         var existing: Set<String> = []
         for directory in directories {
             var current = directory
             while current != "/", !FileSystem.isDirectory(current) { current = parent(of: current) }
-            if current != "/" { existing.insert(current) }
+            guard current != "/" else { continue }
+            if current != directory, !bounds.contains(where: { isInside(current, $0) }) { continue }
+            existing.insert(current)
         }
         var roots: [String] = []
-        for directory in existing.sorted() {
-            if let last = roots.last, directory.hasPrefix(last + "/") { continue }
+        // Shorter first, so that a directory comes before those inside it.
+        for directory in existing.sorted(by: { ($0.count, $0) < ($1.count, $1) })
+        where !roots.contains(where: { isInside(directory, $0) }) {
             roots.append(directory)
         }
-        return roots
+        return roots.sorted()
     }
 }
 

@@ -34,6 +34,9 @@ final class FileWatcher: @unchecked Sendable {
     private var directories: [Int32: String] = [:]
     private let stopped = Locked(false)
 
+    /// The longest a change waits to be reported while others keep coming, in seconds.
+    static let longestWait: TimeInterval = 1
+
     /// Watches `roots` and every directory below them (but ``skipped`` ones).
     ///
     /// - Throws: a ``Failure`` when inotify is not available or a root cannot be watched.
@@ -67,22 +70,34 @@ final class FileWatcher: @unchecked Sendable {
 
     /// Watches `directory` and the directories below it; false if `directory` itself cannot be
     /// watched.
-    @discardableResult
     private func addTree(_ directory: String) -> Bool {
+        var files: [String] = []
+        return addTree(directory, files: &files)
+    }
+
+    /// Watches `directory` and the directories below it, adding the files found there to
+    /// `files`; false if `directory` itself cannot be watched.
+    @discardableResult
+    private func addTree(_ directory: String, files: inout [String]) -> Bool {
         let descriptor = inotify_add_watch(inotify, directory, Self.events)
         guard descriptor >= 0 else { return false }
         directories[descriptor] = directory
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for entry in entries where !Self.skipped.contains(entry) {
+        for entry in entries.sorted() where !Self.skipped.contains(entry) {
             let path = directory + "/" + entry
             var info = stat()
-            if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { addTree(path) }
+            guard lstat(path, &info) == 0 else { continue }
+            if info.st_mode & S_IFMT == S_IFDIR {
+                addTree(path, files: &files)
+            } else {
+                files.append(path)
+            }
         }
         return true
     }
 
     /// Reports changes to `onChange`, on a thread of its own, each batch after `quiet` seconds
-    /// without a change, until ``stop()``.
+    /// without a change — or after ``longestWait`` when changes keep coming — until ``stop()``.
     func start(quiet: TimeInterval, onChange: @escaping @Sendable ([String]) -> Void) {
         Thread { [self] in watch(quiet: quiet, onChange: onChange) }.start()
     }
@@ -97,12 +112,18 @@ final class FileWatcher: @unchecked Sendable {
     private func watch(quiet: TimeInterval, onChange: @Sendable ([String]) -> Void) {
         var pending: [String] = []
         var seen: Set<String> = []
+        /// When the first change not reported came, in nanoseconds of uptime.
+        var firstChange: UInt64 = 0
         var descriptors = [
             pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
         ]
         while !stopped.withLock({ $0 }) {
-            let timeout: Int32 = pending.isEmpty ? -1 : Int32(quiet * 1000)
+            var timeout: Int32 = -1
+            if !pending.isEmpty {
+                let waited = Double(DispatchTime.now().uptimeNanoseconds - firstChange) / 1e9
+                timeout = Int32(max(0, min(quiet, Self.longestWait - waited)) * 1000)
+            }
             let ready = poll(&descriptors, 2, timeout)
             if ready < 0, errno == EINTR { continue }
             if stopped.withLock({ $0 }) { return }
@@ -112,12 +133,13 @@ final class FileWatcher: @unchecked Sendable {
                 seen = []
                 continue
             }
+            if pending.isEmpty { firstChange = DispatchTime.now().uptimeNanoseconds }
             for path in readChanges() where seen.insert(path).inserted { pending.append(path) }
         }
     }
 
     /// The paths the events waiting on the inotify descriptor name; new directories are
-    /// watched too.
+    /// watched too, and the files already in them when they are reported.
     private func readChanges() -> [String] {
         var paths: [String] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -140,7 +162,7 @@ final class FileWatcher: @unchecked Sendable {
                     if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0,
                         !Self.skipped.contains(name)
                     {
-                        addTree(path)
+                        addTree(path, files: &paths)
                     }
                     continue
                 }
