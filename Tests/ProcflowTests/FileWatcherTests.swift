@@ -40,3 +40,30 @@ struct FileWatcherTests {
         }
     }
 }
+
+@Suite("File watcher overflow")
+struct FileWatcherOverflowTests {
+    /// The kernel's bound on the events an inotify descriptor holds unread.
+    static let queueLimit =
+        (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))
+        .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+
+    @Test(.enabled(if: (queueLimit ?? .max) <= 65536))
+    func whenTheQueueOverflowsEveryFileIsReported() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let watcher = try FileWatcher(roots: [directory.path])
+        defer { watcher.stop() }
+        // Each new file is two events (made, written): more than the queue holds, unread.
+        let count = (Self.queueLimit ?? 0) / 2 + 100
+        for index in 0..<count {
+            try Data().write(to: directory.appendingPathComponent("f\(index)"))
+        }
+        let reports = Locked([[String]]())
+        watcher.start(quiet: 0.2) { paths in reports.withLock { $0.append(paths) } }
+        #expect(eventually(timeout: 30) { !reports.withLock(\.isEmpty) })
+        let reported = Set(reports.withLock { $0.joined() })
+        #expect(reported.contains(directory.path + "/f\(count - 1)"))
+        #expect(reported.count == count)
+    }
+}

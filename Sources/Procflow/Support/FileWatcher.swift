@@ -29,6 +29,8 @@ final class FileWatcher: @unchecked Sendable {
         IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
 
     private let inotify: Int32
+    /// The directories watched with those below them.
+    private let roots: [String]
     private let wake: (read: Int32, write: Int32)
     /// The directory each watch descriptor stands for.
     private var directories: [Int32: String] = [:]
@@ -41,6 +43,7 @@ final class FileWatcher: @unchecked Sendable {
     ///
     /// - Throws: a ``Failure`` when inotify is not available or a root cannot be watched.
     init(roots: [String]) throws(Failure) {
+        self.roots = roots
         inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard inotify >= 0 else {
             throw Failure(description: "cannot watch files: \(String(cString: strerror(errno)))")
@@ -139,7 +142,9 @@ final class FileWatcher: @unchecked Sendable {
     }
 
     /// The paths the events waiting on the inotify descriptor name; new directories are
-    /// watched too, and the files already in them when they are reported.
+    /// watched too, and the files already in them when they are reported. When the kernel's
+    /// queue of events overflowed (many files changed at once), which changed is unknown:
+    /// every file below the roots is reported.
     private func readChanges() -> [String] {
         var paths: [String] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -156,6 +161,10 @@ final class FileWatcher: @unchecked Sendable {
                     return (event, name)
                 }
                 offset += MemoryLayout<inotify_event>.size + Int(event.len)
+                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                    for root in roots { addTree(root, files: &paths) }
+                    continue
+                }
                 guard let directory = directories[event.wd] else { continue }
                 let path = name.isEmpty ? directory : directory + "/" + name
                 if event.mask & UInt32(IN_ISDIR) != 0 {
