@@ -6,7 +6,8 @@
 #    procflow workflow with depfiles, a build.ninja with `depfile`/`deps = gcc`, and a
 #    Makefile with -MMD: a full build from nothing, a no-op, a header touched (its date
 #    changes, not its content), a header edited (a new #define: 30 files include it), a .c
-#    touched, and a .c edited (a new function: its object and the program change).
+#    touched, and a .c edited (a new function: its object and the program change). The full
+#    build is also timed with procflow's --no-cache, to show what the cache's own writes cost.
 # 2. 2,000 steps that each `touch` one output from one source: the no-op against ninja's,
 #    make's and go-task's (`sources`/`generates`, `method: checksum`).
 #
@@ -169,7 +170,8 @@ clean="rm -rf obj app .procflow .ninja_log .ninja_deps"
 measure full 1 \
     --prepare "$(sh "cd $tmp/c-ninja && $clean")" -n ninja "${run_ninja[*]}" \
     --prepare "$(sh "cd $tmp/c-make && $clean")" -n make "${run_make[*]}" \
-    --prepare "$(sh "cd $c && $clean")" -n procflow "${run_procflow[*]}" >&2
+    --prepare "$(sh "cd $c && $clean")" -n procflow "${run_procflow[*]}" \
+    --prepare "$(sh "cd $c && $clean")" -n "procflow --no-cache" "${run_procflow[*]} --no-cache" >&2
 
 sleep 1.5  # so that the files' statuses can be trusted: see workflows/README.md
 measure noop "$noop_runs" --warmup 3 \
@@ -241,6 +243,10 @@ for key, label in names.items():
     row = f"| {label} | {cell(r['ninja'])} | {cell(r['make'])} | {cell(r['procflow'])} | " \
           f"{r['procflow']['mean'] / r['ninja']['mean']:.2f} |"
     print(row)
+    if "procflow --no-cache" in r:
+        s = r["procflow --no-cache"]
+        print(f"| full build, procflow with --no-cache | | | {cell(s)} | "
+              f"{s['mean'] / r['ninja']['mean']:.2f} |")
     if "procflow (no snapshot)" in r:
         s = r["procflow (no snapshot)"]
         print(f"| no-op, procflow without its snapshot | | | {cell(s)} | "
