@@ -34,6 +34,25 @@ struct FileWatcherTests {
         #expect(!reports.withLock { $0.joined().contains { $0.contains("/.git/") } })
     }
 
+    @Test func changesThatKeepComingAreReportedWithinTheLongestWait() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let watcher = try FileWatcher(roots: [directory.path])
+        let reports = Locked([[String]]())
+        watcher.start(quiet: 0.2) { paths in reports.withLock { $0.append(paths) } }
+        defer { watcher.stop() }
+        usleep(100_000)
+        // A write every 50 ms for 4 s: never 0.2 s of quiet.
+        let file = directory.appendingPathComponent("busy.log")
+        var reportedWhileBusy = false
+        for round in 0..<80 {
+            try Data("\(round)".utf8).write(to: file)
+            usleep(50_000)
+            if round >= 50, !reports.withLock(\.isEmpty) { reportedWhileBusy = true }
+        }
+        #expect(reportedWhileBusy, "no report came while the file kept changing")
+    }
+
     @Test func aMissingRootIsAClearError() {
         #expect(throws: FileWatcher.Failure.self) {
             try FileWatcher(roots: ["/nonexistent/procflow-watch"])

@@ -125,9 +125,12 @@ final class FileWatcher: @unchecked Sendable {
             var timeout: Int32 = -1
             if !pending.isEmpty {
                 let waited = Double(DispatchTime.now().uptimeNanoseconds - firstChange) / 1e9
-                timeout = Int32(max(0, min(quiet, Self.longestWait - waited)) * 1000)
+                // Changes that keep coming do not hold back those already seen.
+                timeout =
+                    waited >= Self.longestWait
+                    ? 0 : Int32(min(quiet, Self.longestWait - waited) * 1000)
             }
-            let ready = poll(&descriptors, 2, timeout)
+            let ready = timeout == 0 ? 0 : poll(&descriptors, 2, timeout)
             if ready < 0, errno == EINTR { continue }
             if stopped.withLock({ $0 }) { return }
             if ready == 0 {
