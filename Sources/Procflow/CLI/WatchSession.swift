@@ -97,16 +97,22 @@ final class WatchSession: @unchecked Sendable {
                 let watched = workflow.map {
                     command.chosenTargets.isEmpty ? $0 : $0.restricted(to: command.chosenTargets)
                 }
+                let ownFiles =
+                    command.reports.map(\.path)
+                    + [console.environment["GITHUB_STEP_SUMMARY"]].compactMap { $0 }
                 var plan = watched.map {
                     WatchPlan(
                         $0, directory: WorkflowRunner.directory(of: $0),
-                        stateDirectory: command.stateDirectory().path)
+                        stateDirectory: command.stateDirectory().path, ownFiles: ownFiles)
                 }
                 if let cache = state.withLock({ $0.cache }) {
                     plan?.learn(cache.discoveredSources())
                 }
                 state.withLock { state in
                     state.plan = plan
+                    // What was seen while the workflow was broken, or before it changed, is
+                    // not what the next run reads: the cache's records say that.
+                    state.seen = [:]
                     if let files = plan?.workflowFiles { state.workflowFiles = files }
                 }
                 // While the workflow is broken, what was watched still is.
@@ -248,7 +254,7 @@ final class WatchSession: @unchecked Sendable {
     /// Called on the watcher's thread with the files that changed: keeps those the workflow
     /// reads, and stops the run going on if the change affects one of its running steps.
     private func noticed(_ paths: [String]) {
-        let (plan, cache, runner) = state.withLock { ($0.plan, $0.cache, $0.runner) }
+        let (plan, cache) = state.withLock { ($0.plan, $0.cache) }
         guard let plan else {
             // The workflow could not be loaded: a change to a workflow or dotenv file may fix it.
             let files = state.withLock { $0.workflowFiles }
@@ -260,29 +266,32 @@ final class WatchSession: @unchecked Sendable {
             }
             return
         }
-        var isNew: [String: Bool] = [:]
+        // Each file's content now, and when it was last seen (`nil`: not yet), read once.
+        var contents: [String: (now: Digest?, before: Digest??)] = [:]
         let change = plan.change(for: paths) { path, step in
-            if let known = isNew[path] { return known }
-            let now = ContentStore.digest(ofFileAt: path)
-            let before = state.withLock { state -> [Digest?]? in
-                defer { state.seen[path] = .some(now) }
-                return state.seen[path].map { [$0] }
-            }
-            let earlier = before ?? cache?.recordedDigests(of: path, forStep: step) ?? []
-            let changed = Self.differs(now, from: earlier)
-            isNew[path] = changed
-            return changed
+            let content =
+                contents[path]
+                ?? (ContentStore.digest(ofFileAt: path), state.withLock { $0.seen[path] })
+            contents[path] = content
+            // Against what it was when last seen, or else what this step last read: steps
+            // that read a file may have read different versions of it.
+            let earlier =
+                content.before.map { [$0] } ?? cache?.recordedDigests(of: path, forStep: step)
+                ?? []
+            return Self.differs(content.now, from: earlier)
         }
-        guard !change.isEmpty else { return }
-        let shouldStop = state.withLock { state -> Bool in
+        let (shouldStop, runner) = state.withLock { state -> (Bool, WorkflowRunner?) in
+            for (path, content) in contents { state.seen[path] = .some(content.now) }
+            guard !change.isEmpty else { return (false, nil) }
             state.changed += change.workflowFiles + change.sources.map(\.path)
-            guard let runner, !state.stopped else { return false }
+            guard let runner = state.runner, !state.stopped else { return (false, nil) }
             let running = Set(runner.runningSteps.map(WatchSession.stepOfInstance))
             let stops =
                 !change.workflowFiles.isEmpty || change.steps.contains(where: running.contains)
             if stops { state.stopped = true }
-            return stops
+            return (stops, runner)
         }
+        guard !change.isEmpty else { return }
         if shouldStop, let runner {
             let what = change.workflowFiles.first ?? change.sources.first?.path ?? ""
             console.writeError("procflow: \(display(what)) changed: stopping the run\n")

@@ -42,17 +42,23 @@ struct WatchPlan: Sendable {
     private let positions: [String: Int]
     /// The state directory: what is below it is procflow's own.
     private let stateDirectory: String
+    /// Files each run writes, such as its reports: never a change.
+    private let ownFiles: Set<String>
 
     /// The plan for `workflow`, whose relative paths start at `directory` (absolute), with
-    /// its state in `stateDirectory`.
+    /// its state in `stateDirectory`; `ownFiles` are the files each run writes besides what
+    /// its steps generate (the reports), relative to the current directory or absolute.
     ///
     /// A `forEach` with its items in the file is watched through its instances, their paths
     /// filled in. One whose items come from another step is watched with each reference to
     /// its item standing for any one name (`src/${item}.c` as `src/*.c`); what its steps
     /// generate then cannot be told, and does not count as generated.
-    init(_ workflow: Workflow, directory: String, stateDirectory: String) {
+    init(
+        _ workflow: Workflow, directory: String, stateDirectory: String, ownFiles: [String] = []
+    ) {
         workflowFiles = Set(workflow.files)
         self.stateDirectory = resolve(stateDirectory, in: ".")
+        self.ownFiles = Set(ownFiles.map { resolve($0, in: ".") })
         var watched: [Watched] = []
         var generated: [(directory: String, files: IncrementalStep.Files)] = []
         var dependents: [String: [String]] = [:]
@@ -148,7 +154,8 @@ struct WatchPlan: Sendable {
             let step = id.firstIndex(of: "[").map { String(id[..<$0]) } ?? id
             guard positions[step] != nil, !paths.isEmpty else { return nil }
             var files = IncrementalStep.Files([], in: "/")
-            files.paths = paths
+            // As the watcher reports them: without `.`, `..` or doubled slashes.
+            files.paths = paths.map { resolve(String($0.drop { $0 == "/" }), in: "/") }
             return Watched(target: step, directory: "/", sources: files)
         }
     }
@@ -159,7 +166,7 @@ struct WatchPlan: Sendable {
         var change = Change()
         var direct: Set<String> = []
         let state = stateDirectory + "/"
-        for path in paths where !path.hasPrefix(state) {
+        for path in paths where !path.hasPrefix(state) && !ownFiles.contains(path) {
             if workflowFiles.contains(path) {
                 change.workflowFiles.append(path)
                 continue
