@@ -146,14 +146,26 @@ quiet() { "$@" > /dev/null 2>&1; }
 hyperfine_options=(-N --style basic)
 # Prepare commands run through bash: with -N, hyperfine splits them into words itself.
 sh() { printf "bash -c %q" "$1"; }
-# measure NAME RUNS HYPERFINE-ARGUMENTS...: $rounds rounds of hyperfine, RUNS runs of each
-# command a round, exported to $tmp/NAME-ROUND.json.
+# measure NAME RUNS [--warmup N] COMMANDS...: $rounds rounds of hyperfine, RUNS runs of each
+# command a round, exported to $tmp/NAME-ROUND.json. The commands are groups of five
+# (--prepare CMD -n NAME CMD); each round starts one group later than the one before, so that
+# no tool always runs right after the same other one.
 measure() {
-    local name=$1 runs=$2
+    local name=$1 runs=$2 options=()
     shift 2
+    if [[ $1 == --warmup ]]; then
+        options=(--warmup "$2")
+        shift 2
+    fi
+    local groups=$(($# / 5)) arguments=("$@")
     for round in $(seq "$rounds"); do
-        hyperfine "${hyperfine_options[@]}" --runs "$runs" --export-json "$tmp/$name-$round.json" \
-            "$@" >&2
+        local rotated=() first=$(((round - 1) % groups))
+        for index in $(seq 0 $((groups - 1))); do
+            local group=$(((first + index) % groups))
+            rotated+=("${arguments[@]:$((group * 5)):5}")
+        done
+        hyperfine "${hyperfine_options[@]}" "${options[@]}" --runs "$runs" \
+            --export-json "$tmp/$name-$round.json" "${rotated[@]}" >&2
     done
 }
 
