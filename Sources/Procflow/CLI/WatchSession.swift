@@ -116,7 +116,7 @@ final class WatchSession: @unchecked Sendable {
                     if let files = plan?.workflowFiles { state.workflowFiles = files }
                 }
                 // While the workflow is broken, what was watched still is.
-                let roots = plan?.roots ?? watcher?.roots ?? [WatchPlan.parent(of: file)]
+                let roots = plan?.roots ?? watcher?.roots ?? [directory(of: file)]
                 if watcher?.roots != roots {
                     do {
                         let started = try FileWatcher(roots: roots)
@@ -182,7 +182,7 @@ final class WatchSession: @unchecked Sendable {
         let containers = Set(summary.rows.flatMap(\.path))
         var steps: [String] = []
         for row in summary.rows where row.status != .succeeded && row.status != .cached {
-            let step = stepOfInstance(row.id)
+            let step = ForEach.stepID(ofInstance: row.id)
             if step == row.id, containers.contains(step) { continue }
             if !steps.contains(step) { steps.append(step) }
         }
@@ -285,7 +285,7 @@ final class WatchSession: @unchecked Sendable {
             guard !change.isEmpty else { return (false, nil) }
             state.changed += change.workflowFiles + change.sources.map(\.path)
             guard let runner = state.runner, !state.stopped else { return (false, nil) }
-            let running = Set(runner.runningSteps.map(WatchSession.stepOfInstance))
+            let running = Set(runner.runningSteps.map(ForEach.stepID(ofInstance:)))
             let stops =
                 !change.workflowFiles.isEmpty || change.steps.contains(where: running.contains)
             if stops { state.stopped = true }
@@ -307,16 +307,9 @@ final class WatchSession: @unchecked Sendable {
         earlier.isEmpty ? now != nil : earlier.contains { $0 != now }
     }
 
-    /// The step an id stands for in a change: a `forEach` step for each of its instances.
-    private static func stepOfInstance(_ id: String) -> String {
-        id.firstIndex(of: "[").map { String(id[..<$0]) } ?? id
-    }
-
     /// `path` relative to the current directory when it is below it.
     private func display(_ path: String) -> String {
-        let here = resolve(".", in: ".")
-        let prefix = here == "/" ? "/" : here + "/"
-        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+        shown(path, from: resolve(".", in: "."))
     }
 
     private func list(_ steps: [String]) -> String {

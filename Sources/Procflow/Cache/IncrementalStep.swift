@@ -133,8 +133,7 @@ struct IncrementalStep: Sendable {
 
     /// A path the cache shows: relative to the working directory when it is inside it.
     func display(_ path: String) -> String {
-        let prefix = directory == "/" ? "/" : directory + "/"
-        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+        shown(path, from: directory)
     }
 
     // MARK: - Definitions

@@ -607,8 +607,8 @@ public final class StepCache: @unchecked Sendable {
     /// steps (`each[2]`, `each[2].inner`), whose record is kept.
     private func isKnown(_ id: String) -> Bool {
         if stepIDs.contains(id) { return true }
-        guard let bracket = id.firstIndex(of: "[") else { return false }
-        return forEachIDs.contains(String(id[..<bracket]))
+        let step = ForEach.stepID(ofInstance: id)
+        return step != id && forEachIDs.contains(step)
     }
 
     /// Writes what this run learnt into the index, merged with what other runs wrote since it

@@ -136,14 +136,14 @@ struct WatchPlan: Sendable {
         self.positions = positions
         let workflowDirectory = resolve(directory, in: ".")
         roots = Self.roots(
-            workflowFiles.map { Self.parent(of: $0) }
+            workflowFiles.map { Procflow.directory(of: $0) }
                 + watched.flatMap { entry in
                     entry.sources.paths.map {
-                        FileSystem.isDirectory($0) ? $0 : Self.parent(of: $0)
+                        FileSystem.isDirectory($0) ? $0 : Procflow.directory(of: $0)
                     }
                         + entry.sources.patterns.map { $0.fixedDirectory(in: entry.directory) }
                 },
-            within: [workflowDirectory] + workflowFiles.map { Self.parent(of: $0) })
+            within: [workflowDirectory] + workflowFiles.map { Procflow.directory(of: $0) })
     }
 
     /// Takes the files the depfiles of the last runs named, by step (or instance) id, in place
@@ -151,7 +151,7 @@ struct WatchPlan: Sendable {
     /// watched are seen.
     mutating func learn(_ discovered: [(step: String, paths: [String])]) {
         learned = discovered.compactMap { id, paths in
-            let step = id.firstIndex(of: "[").map { String(id[..<$0]) } ?? id
+            let step = ForEach.stepID(ofInstance: id)
             guard positions[step] != nil, !paths.isEmpty else { return nil }
             var files = IncrementalStep.Files([], in: "/")
             // As the watcher reports them: without `.`, `..` or doubled slashes.
@@ -223,12 +223,6 @@ struct WatchPlan: Sendable {
         }
     }
 
-    /// The directory a path is in.
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
-        return String(path[..<slash])
-    }
-
     /// Each of `directories` made one that exists — the nearest above it that does, if that is
     /// still inside one of `bounds` (a missing directory elsewhere is not watched) — then those
     /// inside another dropped. The root directory is never watched whole.
@@ -239,7 +233,9 @@ struct WatchPlan: Sendable {
         var existing: Set<String> = []
         for directory in directories {
             var current = directory
-            while current != "/", !FileSystem.isDirectory(current) { current = parent(of: current) }
+            while current != "/", !FileSystem.isDirectory(current) {
+                current = Procflow.directory(of: current)
+            }
             guard current != "/" else { continue }
             if current != directory, !bounds.contains(where: { isInside(current, $0) }) { continue }
             existing.insert(current)

@@ -74,14 +74,21 @@ final class FileWatcher: @unchecked Sendable {
     /// Watches `directory` and the directories below it; false if `directory` itself cannot be
     /// watched.
     private func addTree(_ directory: String) -> Bool {
-        var files: [String] = []
+        var files: [String]? = nil
         return addTree(directory, files: &files)
     }
 
+    /// Watches `directory` and the directories below it, and returns the files found there.
+    private func addTreeFindingFiles(_ directory: String) -> [String] {
+        var files: [String]? = []
+        addTree(directory, files: &files)
+        return files ?? []
+    }
+
     /// Watches `directory` and the directories below it, adding the files found there to
-    /// `files`; false if `directory` itself cannot be watched.
+    /// `files` unless it is `nil`; false if `directory` itself cannot be watched.
     @discardableResult
-    private func addTree(_ directory: String, files: inout [String]) -> Bool {
+    private func addTree(_ directory: String, files: inout [String]?) -> Bool {
         let descriptor = inotify_add_watch(inotify, directory, Self.events)
         guard descriptor >= 0 else { return false }
         directories[descriptor] = directory
@@ -93,7 +100,7 @@ final class FileWatcher: @unchecked Sendable {
             if info.st_mode & S_IFMT == S_IFDIR {
                 addTree(path, files: &files)
             } else {
-                files.append(path)
+                files?.append(path)
             }
         }
         return true
@@ -165,7 +172,7 @@ final class FileWatcher: @unchecked Sendable {
                 }
                 offset += MemoryLayout<inotify_event>.size + Int(event.len)
                 if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
-                    for root in roots { addTree(root, files: &paths) }
+                    for root in roots { paths += addTreeFindingFiles(root) }
                     continue
                 }
                 guard let directory = directories[event.wd] else { continue }
@@ -174,7 +181,7 @@ final class FileWatcher: @unchecked Sendable {
                     if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0,
                         !Self.skipped.contains(name)
                     {
-                        addTree(path, files: &paths)
+                        paths += addTreeFindingFiles(path)
                     }
                     continue
                 }

@@ -32,6 +32,13 @@ func directory(of path: String) -> String {
     return slash == path.startIndex ? "/" : String(path[..<slash])
 }
 
+/// `path` (absolute) relative to `directory` (absolute) when it is inside it, for showing;
+/// else `path` as it is.
+func shown(_ path: String, from directory: String) -> String {
+    let prefix = directory == "/" ? "/" : directory + "/"
+    return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+}
+
 /// Whether `path` is relative names joined by single slashes, none of them `.` or `..`.
 private func isPlain(_ path: some Collection<UInt8>) -> Bool {
     var length = 0  // of the current name

@@ -48,4 +48,10 @@ public struct ForEach: Sendable {
     public static func instanceID(of id: String, at index: Int) -> String {
         "\(id)[\(index)]"
     }
+
+    /// The id of the step whose instance `id` is, or is inside (`each` for `each[2]` and
+    /// `each[2].inner`); `id` itself when it is no instance's.
+    public static func stepID(ofInstance id: String) -> String {
+        id.firstIndex(of: "[").map { String(id[..<$0]) } ?? id
+    }
 }
