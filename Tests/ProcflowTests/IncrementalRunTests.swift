@@ -261,6 +261,63 @@ struct IncrementalRunTests {
         #expect(fixture.contents("mid.txt") == "abc\n")
         #expect(fixture.contents("out.txt") == "abc\nv1")
         #expect(back.statuses == ["gen": "cached", "use": "cached", "other": "cached"])
+        // And forth again: the runs put back replaced the second branch's, which stay known.
+        try fixture.write("in.txt", "branch two\n")
+        #expect(try fixture.runSteps().ran == [])
+        #expect(fixture.contents("out.txt") == "branchtwo\nv1")
+    }
+
+    @Test func aStepsFirstRunWritesNoHistoryAndARunItReplacesGoesThere() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        func histories() -> [String] {
+            let folder = fixture.directory.appendingPathComponent(".procflow/history").path
+            return (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        }
+        _ = try fixture.runSteps()
+        // The last run of each step is in the index: a first build makes no other file.
+        #expect(histories() == [])
+        try fixture.write("in.txt", "x y\n")
+        #expect(try fixture.runSteps().ran == ["gen", "use"])
+        #expect(histories().count == 2)
+        // A run found up to date replaces nothing.
+        #expect(try fixture.runSteps().ran == [])
+        #expect(histories().count == 2)
+    }
+
+    @Test func aRunAnotherRunRecordedMeanwhileIsNotLost() throws {
+        // x waits, once it has started, for the file `go`; y, run meanwhile, does not wait.
+        let fixture = try WorkflowFixture(
+            """
+            {"vars": {"V": "a", "GATE": "open"},
+             "procedures": [
+              {"id": "s", "kind": "shell", "generates": ["out.txt"], "cache": true,
+               "run": "touch started-$V; while [ ! -e $GATE ]; do sleep 0.02; done; printf $V > out.txt"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("open", "")
+        #expect(try fixture.run().status == 0)
+        let x = Locked<CommandResult?>(nil)
+        let xEnded = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let result = try? fixture.run(["--var", "V=c", "--var", "GATE=go"])
+            x.withLock { $0 = result }
+            xEnded.signal()
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while !fixture.exists("started-c"), Date() < deadline { usleep(20_000) }
+        #expect(try fixture.run(["--var", "V=b"]).status == 0)
+        try fixture.write("go", "")
+        #expect(xEnded.wait(timeout: .now() + 60) == .success)
+        #expect(x.withLock { $0?.status } == 0)
+        #expect(fixture.contents("out.txt") == "c")
+        // x replaced the record y saved while it ran: y's run is still put back.
+        try fixture.delete("started-b")
+        let back = try fixture.events(["--var", "V=b"])
+        #expect(statuses(back.1) == ["s": "cached"])
+        #expect(!fixture.exists("started-b"))
+        #expect(fixture.contents("out.txt") == "b")
     }
 
     @Test func aRemovedOutputThatTheStoreNoLongerHasRunsTheStep() throws {

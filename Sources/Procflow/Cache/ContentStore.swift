@@ -4,9 +4,11 @@
     import Musl
 #endif
 
-/// Files by the digest of their content: `objects/ab/cdef…` in the state directory. What a
+/// Files by the digest of their content: `objects/abcdef…` in the state directory. What a
 /// step generated goes in after it runs, so that it can be put back without running the step
-/// again.
+/// again. The objects share one directory: a directory per first two digits would cost a
+/// `mkdir` for each of the first few hundred objects, and the file systems procflow runs on
+/// index large directories.
 ///
 /// An object is written to a temporary file and renamed into place, so that it is whole or
 /// absent; two runs storing the same content write the same name. An object is checked
@@ -21,8 +23,7 @@ struct ContentStore: Sendable {
 
     /// Where the object of `digest` is.
     func path(of digest: Digest) -> String {
-        let hex = digest.hex
-        return "\(directory)/\(hex.prefix(2))/\(hex.dropFirst(2))"
+        "\(directory)/\(digest.hex)"
     }
 
     func contains(_ digest: Digest) -> Bool {
@@ -81,8 +82,8 @@ struct ContentStore: Sendable {
             touch(destination)
             return stored
         }
-        let folder = String(destination.dropLast(63))
-        guard FileSystem.makeDirectories(folder), rename(temporary.path, destination) == 0 else {
+        guard FileSystem.makeDirectories(directory), rename(temporary.path, destination) == 0
+        else {
             throw problem("cannot store \(path) in \(directory)")
         }
         var added = stored

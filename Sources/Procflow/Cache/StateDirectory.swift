@@ -12,8 +12,9 @@
 ///   .gitignore             "*": the directory is never committed
 ///   build.json.state       one index per workflow file: each step's last run, file digests
 ///   build.json.lock        held while a run merges its index into the file
-///   history/ab/cdef…       the runs of one step with one set of inputs, by their digest
-///   objects/ab/cdef…       generated files, by the digest of their content
+///   history/abcdef…        earlier runs of one step with one set of inputs, by their digest
+///                          (a step's last run is in the index)
+///   objects/abcdef…        generated files, by the digest of their content
 ///   tmp/                   files being written, renamed into place when whole
 /// ```
 ///
@@ -58,8 +59,7 @@ public struct StateDirectory: Sendable {
 
     /// The history of the runs whose inputs have digest `key`.
     func history(of key: Digest) -> String {
-        let hex = key.hex
-        return "\(history)/\(hex.prefix(2))/\(hex.dropFirst(2))"
+        "\(history)/\(key.hex)"
     }
 
     /// Creates the directory, with a `.gitignore` that keeps it out of git.

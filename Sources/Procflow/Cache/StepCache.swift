@@ -68,6 +68,8 @@ public final class StepCache: @unchecked Sendable {
     /// The index file's status when it was read, to tell whether another run has written it
     /// since.
     private let loadedStatus: FileStatus?
+    /// The records the index held when it was read.
+    private let loadedSteps: [String: StepRecord]
     private let state = Locked(State())
     /// What went wrong reading the state, for the run to warn about.
     public let warnings: [String]
@@ -111,6 +113,7 @@ public final class StepCache: @unchecked Sendable {
         }
         self.usesHistory = usesHistory
         self.warnings = warnings
+        loadedSteps = index.steps
         state.withLock { $0.index = index }
     }
 
@@ -226,10 +229,7 @@ public final class StepCache: @unchecked Sendable {
                 note! += "; the copy changed by hand is kept: " + kept.joined(separator: ", ")
             }
         }
-        state.withLock { state in
-            state.index.steps[step.id] = record
-            state.changedSteps.insert(step.id)
-        }
+        makeLatest(record, of: step.id)
         return note
     }
 
@@ -286,14 +286,29 @@ public final class StepCache: @unchecked Sendable {
         record.outputs = try storeOutputs(of: step)
         record.discovered = try readDepfile(of: step, declared: fingerprint, startedAt: startedAt)
         record.value = Array(JSONWriter.string(value).utf8)
-        state.withLock { state in
-            state.index.steps[step.id] = record
-            state.changedSteps.insert(step.id)
+        makeLatest(record, of: step.id)
+    }
+
+    /// Makes `record` the last run of the step `id`. The run it replaces, unless it is the
+    /// same run, goes into the history of its inputs, where a later run with those inputs
+    /// finds it (sources switched back). The last run is in the index only: a step's first
+    /// run writes no history.
+    private func makeLatest(_ record: StepRecord, of id: String) {
+        let replaced = state.withLock { state -> StepRecord? in
+            defer {
+                state.index.steps[id] = record
+                state.changedSteps.insert(id)
+            }
+            return state.index.steps[id]
         }
+        if let replaced, !replaced.isSameRun(as: record) { keepInHistory(replaced, of: id) }
+    }
+
+    private func keepInHistory(_ record: StepRecord, of id: String) {
         do {
             try addToHistory(record)
         } catch {
-            note("\(step.id): its run could not be added to the history: \(error.message)")
+            note("\(id): its earlier run could not be added to the history: \(error.message)")
         }
     }
 
@@ -631,7 +646,16 @@ public final class StepCache: @unchecked Sendable {
                 let written = try? StateIndex(decoding: bytes)
             {
                 merged = written
-                for id in steps { merged.steps[id] = learnt.steps[id] }
+                for id in steps {
+                    // Another run's record, written since this run read the index, is
+                    // replaced: it stays findable in the history.
+                    if let theirs = written.steps[id], theirs != loadedSteps[id],
+                        let ours = learnt.steps[id], !theirs.isSameRun(as: ours)
+                    {
+                        keepInHistory(theirs, of: id)
+                    }
+                    merged.steps[id] = learnt.steps[id]
+                }
             }
             merged.steps = merged.steps.filter { isKnown($0.key) }
             merged.storeSize += stored
