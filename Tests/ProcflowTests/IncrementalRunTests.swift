@@ -667,7 +667,38 @@ struct IncrementalFieldTests {
             expected: [
                 #"test.json:1:17: error: /procedures/0/always: an "always" procedure runs every time, so it cannot be incremental: drop "always", or its "sources", "generates", "depfile" and "cache""#
             ]),
+        ErrorCase(
+            name: "a file two steps generate",
+            json: workflow(
+                #"{"id": "a", "kind": "shell", "run": "x", "generates": ["out/a.o"]}, {"id": "b", "kind": "shell", "run": "x", "generates": ["b.o", "./out//a.o"]}"#
+            ),
+            expected: [
+                #"test.json:1:85: error: /procedures/1/generates/1: "b" generates ./out//a.o, which "a" generates too: one procedure must make each file"#
+            ]),
+        ErrorCase(
+            name: "a file two steps generate from different working directories",
+            json: workflow(
+                #"{"id": "a", "kind": "shell", "run": "x", "cwd": "sub", "generates": ["a.o"]}, {"id": "b", "kind": "file", "op": "write", "path": "sub/a.o", "content": "x", "cache": true}"#
+            ),
+            expected: [
+                #"test.json:1:95: error: /procedures/1: "b" generates sub/a.o, which "a" generates too: one procedure must make each file"#
+            ]),
     ]
+
+    @Test func stepsThatNeverRunTogetherOrAreNotIncrementalMayGenerateOneFile() {
+        let json = workflow(
+            #"""
+            {"id": "mode", "kind": "shell", "run": "x", "output": "text"},
+            {"id": "pick", "kind": "branch", "on": {"from": "mode"}, "cases": [
+               {"equals": "fast", "procedures": [
+                 {"id": "fast", "kind": "shell", "run": "x", "generates": ["app"]}]}],
+             "otherwise": [{"id": "slow", "kind": "shell", "run": "x", "generates": ["app"]}]},
+            {"id": "plain", "kind": "shell", "run": "x", "generates": ["app"], "cache": false},
+            {"id": "each", "kind": "shell", "run": "x", "forEach": {"in": ["a", "b"]},
+             "generates": ["${item}.o"]}
+            """#)
+        #expect(diagnostics(json) == [])
+    }
 
     @Test(arguments: cases)
     func problemsAreLocated(_ errorCase: ErrorCase) {

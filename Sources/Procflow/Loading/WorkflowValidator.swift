@@ -32,6 +32,7 @@ struct WorkflowValidator {
         index()
         stepIDs = SuggestionIndex(infos.map(\.step.id))
         for position in infos.indices { check(infos[position]) }
+        checkGeneratedFiles()
         checkCycles()
     }
 
@@ -250,6 +251,63 @@ struct WorkflowValidator {
     /// Finds a dependency cycle. A group or branch is two nodes, its start and its end: its
     /// children start after it starts and it ends after they end, so a child that depends on
     /// its own group is a cycle too.
+    // MARK: - Generated files
+
+    /// Reports a file that two incremental procedures generate: each would record, store and
+    /// put back its own version of it. Procedures in different cases of one branch never run
+    /// together, and may; the steps inside a `forEach`, whose paths hold the item, are not
+    /// compared.
+    private func checkGeneratedFiles() {
+        var makers: [String: [Int]] = [:]
+        for (position, info) in infos.enumerated() {
+            let step = info.step
+            guard step.caching.isIncremental, !step.always, !isInsideForEach(position) else {
+                continue
+            }
+            var directory = "/"
+            var generated = step.caching.generates
+            switch step.kind {
+            case .shell(let shell):
+                if let cwd = shell.cwd { directory += cwd }
+            case .file(let operation):
+                generated += IncrementalStep.files(of: operation).writes
+            case .http, .group, .branch:
+                break
+            }
+            for (index, pattern) in generated.enumerated() where pattern.isLiteral {
+                // Lexically, from a stand-in root: what matters is whether two name one file.
+                let path = Procflow.resolve(pattern.literalPath, in: directory)
+                let others = makers[path, default: []]
+                if let other = others.first(where: { !Self.exclusive(info, infos[$0]) }) {
+                    let pointer =
+                        index < step.caching.generates.count
+                        ? step.pointer.appending("generates").appending(index) : step.pointer
+                    report.error(
+                        "\"\(step.id)\" generates \(pattern.literalPath), which \"\(infos[other].step.id)\" generates too: one procedure must make each file",
+                        at: step.offset, pointer)
+                }
+                makers[path] = others + [position]
+            }
+        }
+    }
+
+    /// Whether the step at `position` is inside a `forEach` step (or is one).
+    private func isInsideForEach(_ position: Int) -> Bool {
+        var current: Int? = position
+        while let index = current {
+            if infos[index].step.forEach != nil { return true }
+            current = infos[index].parent
+        }
+        return false
+    }
+
+    /// Whether two steps are in different cases of one branch: they never run together.
+    private static func exclusive(_ first: StepInfo, _ second: StepInfo) -> Bool {
+        first.cases.contains { one in
+            second.cases.contains { $0.branch == one.branch && $0.index != one.index }
+        }
+    }
+
     private func checkCycles() {
         // Node numbers: each step's start, and for containers a second node, its end.
         var start = [Int](repeating: 0, count: infos.count)
