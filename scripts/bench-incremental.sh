@@ -22,10 +22,11 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-files=300 steps=2000 rounds=5 noop_runs=10
+# The full build varies most from run to run on a shared machine: it gets more rounds.
+files=300 steps=2000 rounds=5 full_rounds=10 noop_runs=10
 case "${1:-}" in
     "") ;;
-    --quick) files=60 steps=200 rounds=1 noop_runs=5 ;;
+    --quick) files=60 steps=200 rounds=1 full_rounds=1 noop_runs=5 ;;
     *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
 esac
 jobs=2
@@ -146,19 +147,19 @@ quiet() { "$@" > /dev/null 2>&1; }
 hyperfine_options=(-N --style basic)
 # Prepare commands run through bash: with -N, hyperfine splits them into words itself.
 sh() { printf "bash -c %q" "$1"; }
-# measure NAME RUNS [--warmup N] COMMANDS...: $rounds rounds of hyperfine, RUNS runs of each
-# command a round, exported to $tmp/NAME-ROUND.json. The commands are groups of five
+# measure NAME ROUNDS RUNS [--warmup N] COMMANDS...: ROUNDS rounds of hyperfine, RUNS runs of
+# each command a round, exported to $tmp/NAME-ROUND.json. The commands are groups of five
 # (--prepare CMD -n NAME CMD); each round starts one group later than the one before, so that
 # no tool always runs right after the same other one.
 measure() {
-    local name=$1 runs=$2 options=()
-    shift 2
+    local name=$1 count=$2 runs=$3 options=()
+    shift 3
     if [[ $1 == --warmup ]]; then
         options=(--warmup "$2")
         shift 2
     fi
     local groups=$(($# / 5)) arguments=("$@")
-    for round in $(seq "$rounds"); do
+    for round in $(seq "$count"); do
         local rotated=() first=$(((round - 1) % groups))
         for index in $(seq 0 $((groups - 1))); do
             local group=$(((first + index) % groups))
@@ -179,7 +180,7 @@ for tool in procflow ninja make; do
 done
 
 clean="rm -rf obj app .procflow .ninja_log .ninja_deps"
-measure full 1 \
+measure full "$full_rounds" 1 \
     --prepare "$(sh "cd $tmp/c-ninja && $clean")" -n ninja "${run_ninja[*]}" \
     --prepare "$(sh "cd $tmp/c-make && $clean")" -n make "${run_make[*]}" \
     --prepare "$(sh "cd $c && $clean")" -n procflow "${run_procflow[*]}" \
@@ -189,7 +190,7 @@ measure full 1 \
 # build once, so that the no-op finds what it made up to date.
 quiet "${run_procflow[@]}"
 sleep 1.5  # so that the files' statuses can be trusted: see workflows/README.md
-measure noop "$noop_runs" --warmup 3 \
+measure noop "$rounds" "$noop_runs" --warmup 3 \
     --prepare true -n ninja "${run_ninja[*]}" --prepare true -n make "${run_make[*]}" \
     --prepare true -n procflow "${run_procflow[*]}" \
     --prepare "rm -f $c/.procflow/build.json.uptodate" \
@@ -202,7 +203,7 @@ for change in touch-header edit-header touch-c edit-c; do
         touch-c) edit() { echo "touch $1/src/f017.c"; } ;;
         edit-c) edit() { echo "echo \"int extra\$(date +%s%N)(void) { return 7; }\" >> $1/src/f017.c"; } ;;
     esac
-    measure "$change" 2 \
+    measure "$change" "$rounds" 2 \
         --prepare "$(sh "$(edit "$tmp/c-ninja")")" -n ninja "${run_ninja[*]}" \
         --prepare "$(sh "$(edit "$tmp/c-make")")" -n make "${run_make[*]}" \
         --prepare "$(sh "$(edit "$c")")" -n procflow "${run_procflow[*]}" >&2
@@ -216,7 +217,7 @@ quiet ninja -C "$t" -j "$jobs"
 quiet make -C "$t" -r -j "$jobs"
 quiet task -d "$t" --concurrency "$jobs"
 sleep 1.5
-measure touch-noop "$noop_runs" --warmup 3 \
+measure touch-noop "$rounds" "$noop_runs" --warmup 3 \
     --prepare true -n ninja "ninja -C $t -j $jobs" \
     --prepare true -n make "make -C $t -r -j $jobs" \
     --prepare true -n go-task "task -d $t --concurrency $jobs" \
@@ -266,6 +267,23 @@ for key, label in names.items():
         s = r["procflow (no snapshot)"]
         print(f"| no-op, procflow without its snapshot | | | {cell(s)} | "
               f"{s['mean'] / r['ninja']['mean']:.2f} |")
+
+def round_ratios(name, command):
+    """procflow's time over ninja's in each round, of a scenario timed once a round."""
+    ratios = []
+    for path in sorted(glob.glob(f"{tmp}/{name}-*.json")):
+        with open(path) as data:
+            means = {result["command"]: result["mean"] for result in json.load(data)["results"]}
+        ratios.append(means[command] / means["ninja"])
+    return ratios
+
+# The rounds' ratios: the tools take turns within a round, so that a change of the machine's
+# load between rounds weighs less on them than on the means.
+full = {command: round_ratios("full", command) for command in ("procflow", "procflow --no-cache")}
+print(f"\nFull build, the ratio to ninja in each of {len(full['procflow'])} rounds: median "
+      f"{statistics.median(full['procflow']):.2f} (procflow), "
+      f"{statistics.median(full['procflow --no-cache']):.2f} (with --no-cache); procflow's: "
+      + ", ".join(f"{ratio:.2f}" for ratio in full["procflow"]))
 
 r = results("touch-noop")
 print(f"\n{steps} touch steps, no-op (mean ± σ; ratio to ninja)\n")
