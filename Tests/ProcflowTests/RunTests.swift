@@ -69,6 +69,15 @@ func reasons(_ events: [[String: Any]]) -> [String: String] {
 @Suite("procflow run")
 struct RunTests {
 
+    @Test func commandsFindTheProcflowBinaryInPROCFLOW() throws {
+        let fixture = try WorkflowFixture(
+            #"{"procedures": [{"id": "a", "kind": "shell", "run": "printf %s \"$PROCFLOW\" > seen.txt"}]}"#
+        )
+        defer { fixture.remove() }
+        #expect(try fixture.run().status == 0)
+        #expect(fixture.contents("seen.txt") == procflowBinary.resolvingSymlinksInPath().path)
+    }
+
     @Test func wiringAcrossGroupsReachesCommandsAsData() throws {
         let fixture = try WorkflowFixture(
             """

@@ -335,9 +335,11 @@ struct RunCommand: ParsableCommand {
     }
 
     private func runnerOptions(for workflow: Workflow, console: Console) -> WorkflowRunner.Options {
+        // The processor count only when nothing else sets the limit: it reads cgroup files.
         var options = WorkflowRunner.Options(
+            maxConcurrent: maxConcurrent ?? workflow.maxConcurrency
+                ?? ProcessInfo.processInfo.activeProcessorCount,
             environment: console.environment, ownsDescendants: true)
-        if let count = maxConcurrent ?? workflow.maxConcurrency { options.maxConcurrent = count }
         if let gracePeriod { options.gracePeriod = gracePeriod }
         if let captureLimit { options.captureLimit = captureLimit }
         options.failFast = failFast

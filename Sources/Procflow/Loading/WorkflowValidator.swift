@@ -259,14 +259,17 @@ struct WorkflowValidator {
     /// compared.
     private func checkGeneratedFiles() {
         var makers: [String: [Int]] = [:]
-        for (position, info) in infos.enumerated() {
-            let step = info.step
-            guard step.caching.isIncremental, !step.always, !isInsideForEach(position) else {
-                continue
-            }
+        makers.reserveCapacity(infos.count)
+        // Reads fields through `infos[position]`: a copy of every step would cost more than
+        // the check (this runs for every step).
+        for position in infos.indices {
+            let caching = infos[position].step.caching
+            guard caching.isIncremental, !infos[position].step.always,
+                !isInsideForEach(position)
+            else { continue }
             var directory = "/"
-            var generated = step.caching.generates
-            switch step.kind {
+            var generated = caching.generates
+            switch infos[position].step.kind {
             case .shell(let shell):
                 if let cwd = shell.cwd { directory += cwd }
             case .file(let operation):
@@ -277,16 +280,20 @@ struct WorkflowValidator {
             for (index, pattern) in generated.enumerated() where pattern.isLiteral {
                 // Lexically, from a stand-in root: what matters is whether two name one file.
                 let path = Procflow.resolve(pattern.literalPath, in: directory)
-                let others = makers[path, default: []]
-                if let other = others.first(where: { !Self.exclusive(info, infos[$0]) }) {
+                if let others = makers[path],
+                    let other = others.first(where: {
+                        !Self.exclusive(infos[position], infos[$0])
+                    })
+                {
+                    let step = infos[position].step
                     let pointer =
-                        index < step.caching.generates.count
+                        index < caching.generates.count
                         ? step.pointer.appending("generates").appending(index) : step.pointer
                     report.error(
                         "\"\(step.id)\" generates \(pattern.literalPath), which \"\(infos[other].step.id)\" generates too: one procedure must make each file",
                         at: step.offset, pointer)
                 }
-                makers[path] = others + [position]
+                makers[path, default: []].append(position)
             }
         }
     }

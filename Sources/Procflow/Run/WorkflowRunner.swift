@@ -47,8 +47,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             failFast: Bool = false,
             gracePeriod: TimeInterval = 5, captureLimit: Int = 16 << 20,
             environment: [String: String] = ProcessInfo.processInfo.environment,
-            executable: String = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-                .path,
+            executable: String = WorkflowRunner.currentExecutable,
             ownsDescendants: Bool = false, cache: StepCache? = nil, force: Bool = false,
             explain: Bool = false
         ) {
@@ -141,6 +140,15 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         incrementalSteps =
             options.cache == nil
             ? [:] : IncrementalStep.all(in: workflow, directory: Self.directory(of: workflow))
+    }
+
+    /// The path of the running program, from `/proc/self/exe` (one `readlink`, where
+    /// Foundation's URL resolution takes a millisecond at every start).
+    public static var currentExecutable: String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return CommandLine.arguments.first ?? "procflow" }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The builder of the run's procedures.
