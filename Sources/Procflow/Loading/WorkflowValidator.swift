@@ -246,11 +246,6 @@ struct WorkflowValidator {
         }
     }
 
-    // MARK: - Cycles
-
-    /// Finds a dependency cycle. A group or branch is two nodes, its start and its end: its
-    /// children start after it starts and it ends after they end, so a child that depends on
-    /// its own group is a cycle too.
     // MARK: - Generated files
 
     /// Reports a file that two incremental procedures generate: each would record, store and
@@ -315,6 +310,11 @@ struct WorkflowValidator {
         }
     }
 
+    // MARK: - Cycles
+
+    /// Finds a dependency cycle. A group or branch is two nodes, its start and its end: its
+    /// children start after it starts and it ends after they end, so a child that depends on
+    /// its own group is a cycle too.
     private func checkCycles() {
         // Node numbers: each step's start, and for containers a second node, its end.
         var start = [Int](repeating: 0, count: infos.count)
