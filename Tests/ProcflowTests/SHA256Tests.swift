@@ -1,3 +1,4 @@
+import CProcflow
 import Foundation
 import Testing
 
@@ -50,9 +51,64 @@ struct SHA256Tests {
         }
     }
 
+    /// Random inputs of random lengths, split at random places, against coreutils' sha256sum.
+    @Test func randomInputsHashAsSha256sumDoes() throws {
+        var generator = FuzzRandom(state: 0x5A_256)
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for round in 0..<24 {
+            let length = round < 8 ? round * 9 : Int.random(in: 0...300_000, using: &generator)
+            let message = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let file = directory.appendingPathComponent("input-\(round)")
+            try Data(message).write(to: file)
+            let expected = try sha256sum(file).prefix(64)
+            var hasher = SHA256()
+            let split = Int.random(in: 0...length, using: &generator)
+            hasher.update(message[..<split])
+            hasher.update(message[split...])
+            #expect(hasher.finalize().hex == String(expected), "length \(length), split \(split)")
+        }
+    }
+
+    /// The SHA-extension path and the portable C path agree on every block they are given.
+    @Test func theExtensionAndPortablePathsAgree() {
+        var generator = FuzzRandom(state: 0xB10C)
+        for blocks in [1, 2, 3, 17, 64] {
+            let data = (0..<(blocks * 64)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var fast: [UInt32] = [1, 2, 3, 4, 5, 6, 7, 8].map { $0 &* 0x9E37_79B9 }
+            var portable = fast
+            procflow_sha256_blocks(&fast, data, blocks)
+            procflow_sha256_blocks_portable(&portable, data, blocks)
+            #expect(fast == portable, "\(blocks) blocks")
+        }
+    }
+
+    /// On a CPU with `sha_ni` in /proc/cpuinfo the extensions are used (the speed the
+    /// benchmark measures depends on it).
+    @Test func theExtensionsAreUsedWhereTheCPUHasThem() throws {
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let hasSHA = cpuinfo.split(separator: "\n").contains {
+            $0.hasPrefix("flags") && $0.split(separator: " ").contains("sha_ni")
+        }
+        #expect((procflow_sha256_uses_extensions() == 1) == hasSHA)
+    }
+
     @Test func digestsReadBackFromHex() {
         let digest = SHA256.hash(Array("abc".utf8))
         #expect(Digest(hex: digest.hex) == digest)
         #expect(Digest(hex: "xyz") == nil)
     }
+}
+
+/// What coreutils' sha256sum prints for `file`.
+private func sha256sum(_ file: URL) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+    process.arguments = [file.path]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
 }

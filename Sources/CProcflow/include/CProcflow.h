@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include "CurlTransfer.h"
+#include "SHA256Blocks.h"
 
 /// Opens a file descriptor that becomes readable when process `pid` exits (Linux 5.3+);
 /// -1 with errno set on failure.
