@@ -92,12 +92,10 @@ extension WorkflowDecoder {
             return nil
         }
         let bytes: [UInt8]
-        switch POSIXIO.readFile(full) {
+        switch WorkflowFile.read(full, named: "the included file \(include.path)") {
         case .success(let read): bytes = read
-        case .failure(let failure):
-            report.error(
-                "cannot read the included file \(include.path): \(failure.message)",
-                at: include.offset, include.pointer.appending("path"))
+        case .failure(let problem):
+            report.error(problem.message, at: include.offset, include.pointer.appending("path"))
             return nil
         }
         let base = report.sources.add(include.shown, bytes)

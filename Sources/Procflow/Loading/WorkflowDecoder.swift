@@ -161,11 +161,10 @@ struct WorkflowDecoder {
     {
         let full = resolve(path, in: directory(of: report.file))
         report.sources.noteRead(resolve(full, in: "."))
-        switch POSIXIO.readFile(full) {
-        case .failure(let failure):
-            if optional, failure.code == ENOENT { return [] }
-            report.error(
-                "cannot read the dotenv file \(path): \(failure.message)", at: offset, pointer)
+        switch WorkflowFile.read(full, named: "the dotenv file \(path)", kind: "dotenv files") {
+        case .failure(let problem):
+            if optional, problem.isMissing { return [] }
+            report.error(problem.message, at: offset, pointer)
             return []
         case .success(let bytes):
             guard let text = String(validating: bytes, as: UTF8.self) else {
