@@ -31,7 +31,8 @@ struct WorkflowValidator {
     mutating func validate() {
         index()
         stepIDs = SuggestionIndex(infos.map(\.step.id))
-        for position in infos.indices { check(infos[position]) }
+        let instancesFit = checkInstanceTotal()
+        for position in infos.indices { check(infos[position], makingInstances: instancesFit) }
         checkGeneratedFiles()
         checkCycles()
     }
@@ -51,7 +52,9 @@ struct WorkflowValidator {
 
     // MARK: - References and wiring
 
-    private func check(_ info: StepInfo) {
+    /// Checks the step `info` says; its instances, if it is a `forEach`, only if
+    /// `makingInstances`.
+    private func check(_ info: StepInfo, makingInstances: Bool) {
         let step = info.step
         for reference in step.dependsOn {
             _ = resolve(reference, from: info, what: "depend on")
@@ -68,7 +71,7 @@ struct WorkflowValidator {
             }
         }
         checkInput(of: info)
-        if let forEach = step.forEach { checkInstances(of: step, forEach) }
+        if makingInstances, let forEach = step.forEach { checkInstances(of: step, forEach) }
         if step.always, step.caching.isIncremental {
             report.error(
                 "an \"always\" procedure runs every time, so it cannot be incremental: drop \"always\", or its \"sources\", \"generates\", \"depfile\" and \"cache\"",
@@ -222,6 +225,34 @@ struct WorkflowValidator {
             report.error(
                 "\"\(child.id)\" takes no input", at: reference.offset, reference.pointer)
         }
+    }
+
+    /// Reports the `forEach` at which the procedures the workflow's `forEach` steps make
+    /// pass ``Workflow/maximumInstances``, each instance counting once for itself and once
+    /// for every procedure it holds. Returns whether they stay within it, so that they may
+    /// be made to be checked.
+    private func checkInstanceTotal() -> Bool {
+        // Each step with those it holds: a step comes after its parent, depth first.
+        var sizes = [Int](repeating: 1, count: infos.count)
+        for position in infos.indices.reversed() {
+            if let parent = infos[position].parent { sizes[parent] += sizes[position] }
+        }
+        var total = 0
+        for position in infos.indices {
+            guard let forEach = infos[position].step.forEach, let count = forEach.items.count
+            else { continue }
+            let (made, overflow) = count.multipliedReportingOverflow(by: sizes[position])
+            let (sum, overflowed) = total.addingReportingOverflow(made)
+            total = overflow || overflowed ? Int.max : sum
+            guard total > Workflow.maximumInstances else { continue }
+            let instances = "\(formatCount(count)) instance\(count == 1 ? "" : "s")"
+            let shown = total == Int.max ? "more than \(formatCount(Int.max))" : formatCount(total)
+            report.error(
+                "\"\(infos[position].step.id)\" makes \(instances) of \(plural(sizes[position], "procedure")), which brings the procedures forEach steps make to \(shown); a workflow's forEach steps make at most \(formatCount(Workflow.maximumInstances))",
+                at: forEach.offset, forEach.pointer)
+            return false
+        }
+        return true
     }
 
     /// Makes each instance of a step whose items the file gives, reporting the first item

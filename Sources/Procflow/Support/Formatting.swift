@@ -16,6 +16,17 @@ func plural(_ count: Int, _ noun: String) -> String {
     "\(count) \(noun)\(count == 1 ? "" : "s")"
 }
 
+/// A count with its thousands grouped: "1,000,000".
+func formatCount(_ count: Int) -> String {
+    var digits = String(count.magnitude)
+    var index = digits.endIndex
+    while digits.distance(from: digits.startIndex, to: index) > 3 {
+        index = digits.index(index, offsetBy: -3)
+        digits.insert(",", at: index)
+    }
+    return count < 0 ? "-" + digits : digits
+}
+
 /// "16 MiB", "512 KiB", "100 bytes".
 func formatBytes(_ count: Int) -> String {
     if count >= 1 << 20, count % (1 << 20) == 0 { return "\(count >> 20) MiB" }

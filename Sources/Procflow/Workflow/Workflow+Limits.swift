@@ -3,4 +3,17 @@ extension Workflow {
     /// thousand times a large hand-written workflow. A bigger file, or one that is not a
     /// regular file, is an error rather than a read without end.
     public static let maximumFileSize = 16 << 20
+
+    /// The most instances one `forEach` makes: its list's items, its matrix's combinations, or
+    /// the items a wire gives it at run time.
+    public static let maximumInstancesPerForEach = 100_000
+
+    /// The most axes a `forEach` matrix has: each combination is an object of that many
+    /// fields, so axes multiply what every instance holds.
+    public static let maximumMatrixAxes = 32
+
+    /// The most procedures the `forEach` steps of a workflow make when it is loaded, all
+    /// together: each instance counts once for itself and once for every procedure it holds.
+    /// Many `forEach` steps, or one around a large group, multiply.
+    public static let maximumInstances = 1_000_000
 }
