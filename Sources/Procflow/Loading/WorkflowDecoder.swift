@@ -159,14 +159,20 @@ struct WorkflowDecoder {
     private func readDotenv(_ path: String, optional: Bool, at offset: Int, _ pointer: JSONPointer)
         -> [(name: String, value: String)]
     {
+        guard !report.budget.isSpent else { return [] }
         let full = resolve(path, in: directory(of: report.file))
         report.sources.noteRead(resolve(full, in: "."))
-        switch WorkflowFile.read(full, named: "the dotenv file \(path)", kind: "dotenv files") {
+        let name = "the dotenv file \(path)"
+        switch WorkflowFile.read(full, named: name, kind: "dotenv files") {
         case .failure(let problem):
             if optional, problem.isMissing { return [] }
             report.error(problem.message, at: offset, pointer)
             return []
         case .success(let bytes):
+            if let problem = report.budget.take(bytes.count, for: name) {
+                report.error(problem, at: offset, pointer)
+                return []
+            }
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 report.error("the dotenv file \(path) is not UTF-8 text", at: offset, pointer)
                 return []

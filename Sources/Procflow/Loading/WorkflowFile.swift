@@ -41,20 +41,11 @@ enum WorkflowFile {
                 Problem(message: "\(name) is \(type), not a regular file", isMissing: false))
         case .failure(.tooLarge(let size)):
             let limit = formatBytes(maximumSize)
-            let shown = size.map(Self.describe) ?? "more than \(limit)"
+            let shown = size.map(formatSizeRoundedUp) ?? "more than \(limit)"
             return .failure(
                 Problem(
                     message: "\(name) is \(shown); \(kind) are limited to \(limit)",
                     isMissing: false))
         }
-    }
-
-    /// A size past the limit, rounded up so that it never reads as the limit: "20 MiB",
-    /// "16.1 MiB".
-    private static func describe(_ size: Int) -> String {
-        if size % (1 << 20) == 0 { return "\(size >> 20) MiB" }
-        let tenths = (Double(size) * 10 / Double(1 << 20)).rounded(.up)
-        return tenths.truncatingRemainder(dividingBy: 10) == 0
-            ? "\(Int(tenths / 10)) MiB" : "\(Int(tenths) / 10).\(Int(tenths) % 10) MiB"
     }
 }

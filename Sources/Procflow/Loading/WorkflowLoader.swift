@@ -53,8 +53,10 @@ public enum WorkflowLoader {
                     message: "invalid JSON: \(error.message)")
             ])
         }
+        let budget = ReadBudget()
+        _ = budget.take(bytes.count, for: "the file")
         let context = DecodingContext(
-            file: file, sources: sources, includeChain: [canonicalPath(file)])
+            file: file, sources: sources, includeChain: [canonicalPath(file)], budget: budget)
         var overrideValues: [String: String] = [:]
         for (name, value) in overrides { overrideValues[name] = value }
         let decoder = WorkflowDecoder(report: context, overrides: overrideValues)

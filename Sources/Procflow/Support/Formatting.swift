@@ -34,6 +34,14 @@ func formatBytes(_ count: Int) -> String {
     return "\(count) bytes"
 }
 
+/// A size past a limit, in MiB rounded up so that it never reads as the limit: "20 MiB",
+/// "16.1 MiB"; below 1 MiB, as ``formatSize(_:)`` says it.
+func formatSizeRoundedUp(_ count: Int) -> String {
+    guard count >= 1 << 20 else { return formatSize(count) }
+    let tenths = Int((Double(count) * 10 / Double(1 << 20)).rounded(.up))
+    return tenths % 10 == 0 ? "\(tenths / 10) MiB" : "\(tenths / 10).\(tenths % 10) MiB"
+}
+
 /// A size as people read it, rounded: "1.5 MiB", "130 KiB", "900 bytes".
 func formatSize(_ count: Int) -> String {
     if count >= 1 << 20 { return String(format: "%.1f MiB", Double(count) / Double(1 << 20)) }

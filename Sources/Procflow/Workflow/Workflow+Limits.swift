@@ -4,6 +4,13 @@ extension Workflow {
     /// regular file, is an error rather than a read without end.
     public static let maximumFileSize = 16 << 20
 
+    /// The most files loading a workflow reads, each counted every time it is read: the
+    /// workflow file, the files it includes (and they include), and their dotenv files.
+    public static let maximumFilesRead = 10_000
+
+    /// The most bytes loading a workflow reads, each file counted every time it is read.
+    public static let maximumBytesRead = 64 << 20
+
     /// The most instances one `forEach` makes: its list's items, its matrix's combinations, or
     /// the items a wire gives it at run time.
     public static let maximumInstancesPerForEach = 100_000
