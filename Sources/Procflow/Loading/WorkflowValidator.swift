@@ -279,6 +279,16 @@ struct WorkflowValidator {
 
     // MARK: - Generated files
 
+    /// One file a step generates: the path, lexically normalized and relative to the
+    /// workflow's directory, and the `generates` entry naming it (`nil` for the file its file
+    /// operation writes).
+    private struct GeneratedFile {
+        let path: String
+        let entry: Int?
+        /// The path as the file writes it.
+        let shown: String
+    }
+
     /// Reports a file that two incremental procedures generate: each would record, store and
     /// put back its own version of it. Procedures in different cases of one branch never run
     /// together, and may; the steps inside a `forEach`, whose paths hold the item, are not
@@ -289,39 +299,90 @@ struct WorkflowValidator {
         // Reads fields through `infos[position]`: a copy of every step would cost more than
         // the check (this runs for every step).
         for position in infos.indices {
-            let caching = infos[position].step.caching
-            guard caching.isIncremental, !infos[position].step.always,
+            let files = distinctGeneratedFiles(at: position)
+            guard infos[position].step.caching.isIncremental, !infos[position].step.always,
                 !isInsideForEach(position)
             else { continue }
-            var directory = "/"
-            var generated = caching.generates
-            switch infos[position].step.kind {
-            case .shell(let shell):
-                if let cwd = shell.cwd { directory += cwd }
-            case .file(let operation):
-                generated += IncrementalStep.files(of: operation).writes
-            case .http, .group, .branch:
-                break
-            }
-            for (index, pattern) in generated.enumerated() where pattern.isLiteral {
-                // Lexically, from a stand-in root: what matters is whether two name one file.
-                let path = Procflow.resolve(pattern.literalPath, in: directory)
-                if let others = makers[path],
+            for file in files {
+                if let others = makers[file.path],
                     let other = others.first(where: {
                         !Self.exclusive(infos[position], infos[$0])
                     })
                 {
                     let step = infos[position].step
-                    let pointer =
-                        index < caching.generates.count
-                        ? step.pointer.appending("generates").appending(index) : step.pointer
+                    let (offset, pointer) = location(of: file.entry, in: step)
                     report.error(
-                        "\"\(step.id)\" generates \(pattern.literalPath), which \"\(infos[other].step.id)\" generates too: one procedure must make each file",
-                        at: step.offset, pointer)
+                        "\"\(step.id)\" generates \(file.shown), which \"\(infos[other].step.id)\" generates too: one procedure must make each file",
+                        at: offset, pointer)
                 }
-                makers[path, default: []].append(position)
+                makers[file.path, default: []].append(position)
             }
         }
+    }
+
+    /// The files the step at `position` generates, each once: its file operation's written
+    /// file, then its `generates` entries without wildcards. Reports an entry that names a
+    /// file the step generates already: listed twice, or the file its operation writes.
+    private func distinctGeneratedFiles(at position: Int) -> [GeneratedFile] {
+        let caching = infos[position].step.caching
+        var directory = ""
+        var written: String?
+        var operation = ""
+        // Only shell and file procedures generate files.
+        switch infos[position].step.kind {
+        case .shell(let shell) where !caching.generates.isEmpty:
+            if let cwd = shell.cwd { directory = cwd + "/" }
+        case .file(let fileOperation):
+            (written, operation) = (fileOperation.writtenPath, fileOperation.name)
+        default:
+            return []
+        }
+        func key(_ path: String) -> String {
+            lexicallyNormalized(path.hasPrefix("/") ? path : directory + path)
+        }
+        var files: [GeneratedFile] =
+            written.map { [GeneratedFile(path: key($0), entry: nil, shown: $0)] } ?? []
+        // Where each file was first named: by the operation (`nil`) or by an entry.
+        var seen: [String: Int?] = written.map { [key($0): nil] } ?? [:]
+        for (index, pattern) in caching.generates.enumerated() {
+            // A pattern with wildcards is compared as written; it names no one file.
+            let path = pattern.isLiteral ? key(pattern.literalPath) : "\u{0}" + pattern.text
+            guard let first = seen[path] else {
+                seen[path] = index
+                if pattern.isLiteral {
+                    files.append(GeneratedFile(path: path, entry: index, shown: pattern.text))
+                }
+                continue
+            }
+            let (offset, pointer) = location(of: index, in: infos[position].step)
+            let earlier = first.map { caching.generates[$0].text }
+            report.error(
+                repetition(of: pattern.text, earlier: earlier, operation: operation), at: offset,
+                pointer)
+        }
+        return files
+    }
+
+    /// What is wrong with a `generates` entry `text` naming a file the step generates already:
+    /// an `earlier` entry, or when that is `nil` the file its file `operation` writes.
+    private func repetition(of text: String, earlier: String?, operation: String) -> String {
+        guard let earlier else {
+            return
+                "\(text) is the file this \(operation) procedure writes (its \"path\"), which it generates without being listed: drop it from \"generates\""
+        }
+        return earlier == text
+            ? "\(text) is listed twice in \"generates\""
+            : "\(text) is listed twice in \"generates\", the first time as \(earlier)"
+    }
+
+    /// The offset and pointer of `generates` entry `entry` of `step`, or of the step.
+    private func location(of entry: Int?, in step: Step) -> (Int, JSONPointer) {
+        guard let entry else { return (step.offset, step.pointer) }
+        let offsets = step.caching.generatesOffsets
+        return (
+            entry < offsets.count ? offsets[entry] : step.offset,
+            step.pointer.appending("generates").appending(entry)
+        )
     }
 
     /// Whether the step at `position` is inside a `forEach` step (or is one).
