@@ -78,7 +78,24 @@ struct ForEachLimitTests {
                 + forEachStep("h", #"{"matrix": \#(matrix([10, 10, 10, 10, 5]))}"#, children: 9),
             #"test.json:1:688: error: /procedures/1/forEach: "h" makes 50,000 instances of 10 procedures, which brings the procedures forEach steps make to 1,100,000; a workflow's forEach steps make at most 1,000,000"#
         ),
+        Case(
+            "a large content naming the item, made once per item",
+            #"{"id": "w", "kind": "file", "op": "write", "path": "out/${item}", "content": "\#(String(repeating: "x", count: 100_000))${item}", "forEach": {"in": [\#((0..<1_000).map(String.init).joined(separator: ","))]}}"#,
+            #"test.json:1:100116: error: /procedures/0/forEach: "w" fills its item into 98 KiB of text for each of its 1,000 instances, which brings the text forEach instances fill in to 95.4 MiB; a workflow's forEach instances fill in at most 64 MiB"#
+        ),
     ]
+
+    @Test func textWithoutTheItemIsSharedByTheInstances() throws {
+        // Only fields naming the item are made anew: the script and this content are not.
+        let big = String(repeating: "x", count: 100_000)
+        let list = (0..<1_000).map(String.init).joined(separator: ",")
+        let loaded = try loadWorkflow(
+            workflow(
+                #"{"id": "w", "kind": "file", "op": "write", "path": "out/${item}", "content": "\#(big)", "forEach": {"in": [\#(list)]}}, {"id": "s", "kind": "shell", "run": "echo \#(big) ${item}", "forEach": {"in": [\#(list)]}}"#
+            )
+        ).get()
+        #expect(loaded.steps.map(\.itemTextSize) == [11, 0])
+    }
 
     @Test(arguments: limitCases)
     func pastALimitIsALocatedErrorBeforeAnyInstanceIsMade(_ test: Case) {

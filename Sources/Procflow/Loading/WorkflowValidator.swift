@@ -227,32 +227,53 @@ struct WorkflowValidator {
         }
     }
 
-    /// Reports the `forEach` at which the procedures the workflow's `forEach` steps make
-    /// pass ``Workflow/maximumInstances``, each instance counting once for itself and once
-    /// for every procedure it holds. Returns whether they stay within it, so that they may
-    /// be made to be checked.
+    /// Reports the `forEach` at which what the workflow's `forEach` steps make passes a limit:
+    /// ``Workflow/maximumInstances`` procedures, each instance counting once for itself and
+    /// once for every procedure it holds, or ``Workflow/maximumInstanceText`` bytes of text
+    /// filled in. Returns whether they stay within both, so that they may be made to be
+    /// checked.
     private func checkInstanceTotal() -> Bool {
         // Each step with those it holds: a step comes after its parent, depth first.
         var sizes = [Int](repeating: 1, count: infos.count)
         for position in infos.indices.reversed() {
             if let parent = infos[position].parent { sizes[parent] += sizes[position] }
         }
-        var total = 0
+        var total = (procedures: 0, text: 0)
         for position in infos.indices {
             guard let forEach = infos[position].step.forEach, let count = forEach.items.count
             else { continue }
-            let (made, overflow) = count.multipliedReportingOverflow(by: sizes[position])
-            let (sum, overflowed) = total.addingReportingOverflow(made)
-            total = overflow || overflowed ? Int.max : sum
-            guard total > Workflow.maximumInstances else { continue }
+            let step = infos[position].step
+            let text = step.itemTextSize
+            total.procedures = Self.saturating(
+                total.procedures, plus: count, times: sizes[position])
+            total.text = Self.saturating(total.text, plus: count, times: text)
             let instances = "\(formatCount(count)) instance\(count == 1 ? "" : "s")"
-            let shown = total == Int.max ? "more than \(formatCount(Int.max))" : formatCount(total)
-            report.error(
-                "\"\(infos[position].step.id)\" makes \(instances) of \(plural(sizes[position], "procedure")), which brings the procedures forEach steps make to \(shown); a workflow's forEach steps make at most \(formatCount(Workflow.maximumInstances))",
-                at: forEach.offset, forEach.pointer)
-            return false
+            if total.procedures > Workflow.maximumInstances {
+                report.error(
+                    "\"\(step.id)\" makes \(instances) of \(plural(sizes[position], "procedure")), which brings the procedures forEach steps make to \(Self.describe(total.procedures)); a workflow's forEach steps make at most \(formatCount(Workflow.maximumInstances))",
+                    at: forEach.offset, forEach.pointer)
+                return false
+            }
+            if total.text > Workflow.maximumInstanceText {
+                report.error(
+                    "\"\(step.id)\" fills its item into \(formatSize(text)) of text for each of its \(instances), which brings the text forEach instances fill in to \(total.text == Int.max ? "more than can be counted" : formatSizeRoundedUp(total.text)); a workflow's forEach instances fill in at most \(formatBytes(Workflow.maximumInstanceText))",
+                    at: forEach.offset, forEach.pointer)
+                return false
+            }
         }
         return true
+    }
+
+    /// `total + count × each`, or `Int.max` past it.
+    private static func saturating(_ total: Int, plus count: Int, times each: Int) -> Int {
+        let (made, overflow) = count.multipliedReportingOverflow(by: each)
+        let (sum, overflowed) = total.addingReportingOverflow(made)
+        return overflow || overflowed ? Int.max : sum
+    }
+
+    /// A count that may have saturated.
+    private static func describe(_ count: Int) -> String {
+        count == Int.max ? "more than \(formatCount(Int.max))" : formatCount(count)
     }
 
     /// Makes each instance of a step whose items the file gives, reporting the first item

@@ -23,4 +23,9 @@ extension Workflow {
     /// together: each instance counts once for itself and once for every procedure it holds.
     /// Many `forEach` steps, or one around a large group, multiply.
     public static let maximumInstances = 1_000_000
+
+    /// The most text the `forEach` instances of a workflow fill their items into when it is
+    /// loaded, all together: each instance counts the bytes of its fields that name the item.
+    /// A large `content` naming `${item}`, made once per item, would otherwise multiply.
+    public static let maximumInstanceText = 64 << 20
 }
