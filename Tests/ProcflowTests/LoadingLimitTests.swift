@@ -28,34 +28,37 @@ struct LoadingLimitTests {
         return directory
     }
 
-    static let commands = [
-        ["validate"], ["graph"], ["list"], ["export", "--to", "argo", "--image", "x"], ["run"],
-    ]
+    /// What each command that loads a workflow gives for `chain.json` in `directory`.
+    static func everyCommand(in directory: URL) throws -> [(command: String, CommandResult)] {
+        let commands = [
+            ["validate"], ["graph"], ["list"], ["export", "--to", "argo", "--image", "x"], ["run"],
+        ]
+        return try commands.map { command in
+            let arguments = [command[0], "chain.json"] + command.dropFirst()
+            return (command[0], try runProcflow(arguments, in: directory, timeout: 60))
+        }
+    }
 
     @Test func aChainOfIncludesTooDeepIsALocatedErrorInEveryCommand() throws {
         // A thousand files deep crashed every command (a stack overflow, exit 139).
         let directory = try Self.chain(1_000)
         defer { try? FileManager.default.removeItem(at: directory) }
-        for command in Self.commands {
-            let result = try runProcflow(
-                [command[0], "chain.json"] + command.dropFirst(), in: directory, timeout: 60)
-            #expect(result.status == 2, "\(command[0])")
+        for (command, result) in try Self.everyCommand(in: directory) {
+            #expect(result.status == 2, "\(command)")
             #expect(
                 result.stderr == """
                     i83.json:1:14: error: /include/0/path: the included file i84.json nests too deep (at i84.json:1:13): included files count from where they are included, and a workflow nests at most 256 levels of arrays and objects (chain.json -> i0.json -> i1.json -> … 80 more … -> i82.json -> i83.json -> i84.json)
                     chain.json: 1 error
 
-                    """, "\(command[0])")
+                    """, "\(command)")
         }
     }
 
     @Test func theDeepestChainThatFitsRunsInEveryCommand() throws {
         let directory = try Self.chain(84)
         defer { try? FileManager.default.removeItem(at: directory) }
-        for command in Self.commands {
-            let result = try runProcflow(
-                [command[0], "chain.json"] + command.dropFirst(), in: directory, timeout: 60)
-            #expect(result.status == 0, "\(command[0]): \(result.stderr.prefix(300))")
+        for (command, result) in try Self.everyCommand(in: directory) {
+            #expect(result.status == 0, "\(command): \(result.stderr.prefix(300))")
         }
     }
 
