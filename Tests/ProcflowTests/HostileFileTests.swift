@@ -46,6 +46,18 @@ struct HostileFileTests {
             nested = #"{"id": "g\#(level)", "kind": "group", "procedures": [\#(nested)]}"#
         }
         cases.append(Case(name: "deep groups", bytes: Array(workflow(nested).utf8), valid: true))
+        // A matrix of 10^9 combinations in a few hundred bytes, and one that overflows.
+        for axes in [9, 20] {
+            let values = "[" + (0..<10).map(String.init).joined(separator: ", ") + "]"
+            let matrix = (0..<axes).map { "\"a\($0)\": \(values)" }.joined(separator: ", ")
+            cases.append(
+                Case(
+                    name: "matrix of 10^\(axes)",
+                    bytes: Array(
+                        workflow(
+                            #"{"id": "m", "kind": "shell", "run": "true", "forEach": {"matrix": {\#(matrix)}}}"#
+                        ).utf8), valid: false))
+        }
         // Control characters everywhere a file can put them.
         let controls = (0..<32).map { UInt8($0) } + [0x7F, 0x1B, 0x9B]
         var noisy: [String] = []

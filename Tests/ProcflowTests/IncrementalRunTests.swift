@@ -673,7 +673,7 @@ struct IncrementalFieldTests {
                 #"{"id": "a", "kind": "shell", "run": "x", "generates": ["out/a.o"]}, {"id": "b", "kind": "shell", "run": "x", "generates": ["b.o", "./out//a.o"]}"#
             ),
             expected: [
-                #"test.json:1:85: error: /procedures/1/generates/1: "b" generates ./out//a.o, which "a" generates too: one procedure must make each file"#
+                #"test.json:1:147: error: /procedures/1/generates/1: "b" generates ./out//a.o, which "a" generates too: one procedure must make each file"#
             ]),
         ErrorCase(
             name: "a file two steps generate from different working directories",
@@ -683,7 +683,37 @@ struct IncrementalFieldTests {
             expected: [
                 #"test.json:1:95: error: /procedures/1: "b" generates sub/a.o, which "a" generates too: one procedure must make each file"#
             ]),
+        ErrorCase(
+            name: "a file one step lists twice",
+            json: workflow(
+                #"{"id": "a", "kind": "shell", "run": "x", "generates": ["gen/x", "gen/x"]}, {"id": "b", "kind": "shell", "run": "x", "generates": ["gen/y", "./gen/y", "gen/../gen/y", "*.o", "*.o"]}"#
+            ),
+            expected: [
+                #"test.json:1:81: error: /procedures/0/generates/1: gen/x is listed twice in "generates""#,
+                #"test.json:1:156: error: /procedures/1/generates/1: ./gen/y is listed twice in "generates", the first time as gen/y"#,
+                #"test.json:1:167: error: /procedures/1/generates/2: gen/../gen/y is listed twice in "generates", the first time as gen/y"#,
+                #"test.json:1:190: error: /procedures/1/generates/4: *.o is listed twice in "generates""#,
+            ]),
+        ErrorCase(
+            name: "a file step that lists the file it writes",
+            json: workflow(
+                #"{"id": "cpy", "kind": "file", "op": "copy", "source": "src/a.c", "path": "gen/a.copy", "generates": ["./gen/a.copy"]}"#
+            ),
+            expected: [
+                #"test.json:1:118: error: /procedures/0/generates/0: ./gen/a.copy is the file this copy procedure writes (its "path"), which it generates without being listed: drop it from "generates""#
+            ]),
     ]
+
+    @Test func pathsAboveTheWorkingDirectoryAreNotPathsInIt() {
+        // From a stand-in root, sub/../../a.o was a.o; it is ../a.o, which only "c" makes too.
+        let json = workflow(
+            #"{"id": "a", "kind": "shell", "run": "x", "generates": ["a.o"]}, {"id": "b", "kind": "shell", "run": "x", "cwd": "sub", "generates": ["../../a.o"]}, {"id": "c", "kind": "shell", "run": "x", "generates": ["../a.o"]}"#
+        )
+        #expect(
+            diagnostics(json) == [
+                #"test.json:1:220: error: /procedures/2/generates/0: "c" generates ../a.o, which "b" generates too: one procedure must make each file"#
+            ])
+    }
 
     @Test func stepsThatNeverRunTogetherOrAreNotIncrementalMayGenerateOneFile() {
         let json = workflow(

@@ -48,6 +48,14 @@ final class ForEachProcedure: StepGroupProcedure, @unchecked Sendable {
                     with: StepError(
                         .input, "forEach needs a list of items, and the wire gave \(found)"))
             }
+            guard items.count <= Workflow.maximumInstancesPerForEach else {
+                let limit = formatCount(Workflow.maximumInstancesPerForEach)
+                return finish(
+                    with: StepError(
+                        .input,
+                        "the wire gave \(formatCount(items.count)) items; a forEach makes at most \(limit) instances"
+                    ))
+            }
             batch.input = .ready(items)
         }
         super.execute()

@@ -63,12 +63,11 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run(console: Console) -> Int32 {
-        guard let loaded = workflow.load(console: console) else {
+        guard let (loaded, source) = workflow.loadWithBytes(console: console) else {
             return CommandLineTool.ExitStatus.usage
         }
         var options = options
         options.environment = console.environment
-        let source = try? POSIXIO.readFile(workflow.file).get()
         do {
             let export = try ArgoExporter.export(loaded, options: options, source: source)
             for warning in export.warnings {

@@ -47,13 +47,7 @@ struct WorkflowArguments {
     /// the bytes it was read from.
     func loadWithBytes(console: Console) -> (workflow: Workflow, bytes: [UInt8])? {
         do {
-            let bytes: [UInt8]
-            switch POSIXIO.readFile(file) {
-            case .success(let contents): bytes = contents
-            case .failure:
-                // The loader words the problem.
-                return (try WorkflowLoader.load(path: file, overrides: variables), [])
-            }
+            let bytes = try WorkflowLoader.read(path: file)
             return (try WorkflowLoader.load(bytes: bytes, file: file, overrides: variables), bytes)
         } catch {
             console.writeError(error.report(file: file, colored: console.colorsErrors))

@@ -208,21 +208,10 @@ struct IncrementalStep: Sendable {
         func literal(_ path: String) -> GlobPattern? {
             try? GlobPattern(literal: path)
         }
-        switch operation {
-        case .read(let path, _): return ([literal(path)].compactMap { $0 }, [])
-        case .write(let path, _): return ([], [literal(path)].compactMap { $0 })
-        case .copy(let source, let destination):
-            return ([literal(source)].compactMap { $0 }, [literal(destination)].compactMap { $0 })
-        case .render(let template, let path):
-            var reads: [GlobPattern] = []
-            if case .file(let file) = template, let pattern = literal(file) {
-                reads.append(pattern)
-            }
-            return (reads, [path.flatMap(literal)].compactMap { $0 })
-        case .concat(let paths, let path):
-            return (paths.compactMap(literal), [path.flatMap(literal)].compactMap { $0 })
-        case .select, .replace: return ([], [])
-        }
+        return (
+            operation.readPaths.compactMap(literal),
+            operation.writtenPath.flatMap(literal).map { [$0] } ?? []
+        )
     }
 }
 

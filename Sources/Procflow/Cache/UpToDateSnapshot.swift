@@ -79,7 +79,11 @@ struct UpToDateSnapshot: Sendable, Equatable {
         if let status, let known = workflowStatus, known.looksUnchanged(from: status) {
             return true
         }
-        guard case .success(let bytes) = POSIXIO.readFile(key.workflow) else { return false }
+        // Bounded, and never blocking on a FIFO put in its place: no workflow could load.
+        guard
+            case .success(let bytes) = POSIXIO.readRegularFile(
+                key.workflow, limit: Workflow.maximumFileSize)
+        else { return false }
         return SHA256.hash(bytes) == digest
     }
 

@@ -99,7 +99,7 @@ public struct WorkflowGraph: Sendable {
         let kind = plainKindName(step)
         guard let forEach = step.forEach else { return kind }
         let items =
-            forEach.staticItems.map { plural($0.count, "item") }
+            forEach.items.count.map { plural($0, "item") }
             ?? "the items of \(forEach.listWire?.from.id ?? "")"
         return "\(kind), for each of \(items) as \(forEach.variable)"
     }

@@ -7,6 +7,9 @@ struct JSONParser {
 
     private let bytes: [UInt8]
     private var index = 0
+    /// The levels the document is nested in already: an included workflow file is nested in
+    /// the files that include it, and counts their levels.
+    private let enclosingDepth: Int
 
     /// An array or object being read. Mutated in place on the stack, so that appending to it
     /// never copies what it holds.
@@ -19,13 +22,17 @@ struct JSONParser {
         var keyOffset = 0
     }
 
-    static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONNode {
-        var parser = JSONParser(bytes: bytes)
+    /// Parses `bytes`, a document nested `enclosingDepth` levels deep already.
+    static func parse(_ bytes: [UInt8], enclosingDepth: Int = 0) throws(JSONSyntaxError)
+        -> JSONNode
+    {
+        var parser = JSONParser(bytes: bytes, enclosingDepth: enclosingDepth)
         return try parser.parseDocument()
     }
 
-    private init(bytes: [UInt8]) {
+    private init(bytes: [UInt8], enclosingDepth: Int) {
         self.bytes = bytes
+        self.enclosingDepth = enclosingDepth
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     }
 
@@ -122,10 +129,10 @@ struct JSONParser {
     }
 
     private func checkDepth(_ depth: Int) throws(JSONSyntaxError) {
-        guard depth < Self.maximumDepth else {
+        guard depth + enclosingDepth < Self.maximumDepth else {
             throw JSONSyntaxError(
                 message: "arrays and objects nest deeper than \(Self.maximumDepth) levels",
-                offset: index)
+                offset: index, isTooDeep: true)
         }
     }
 

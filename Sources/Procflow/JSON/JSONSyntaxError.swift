@@ -2,4 +2,6 @@
 struct JSONSyntaxError: Error {
     let message: String
     let offset: Int
+    /// Whether arrays and objects nest deeper than the parser allows.
+    var isTooDeep = false
 }

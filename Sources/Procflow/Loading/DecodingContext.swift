@@ -7,6 +7,11 @@ final class DecodingContext {
     let sources: SourceMap
     /// The files that include this one, outermost first, and this one: for include cycles.
     let includeChain: [String]
+    /// The levels of arrays and objects this file is nested in: those of the files that
+    /// include it, up to the include entry that names it; 0 for the workflow file.
+    let depth: Int
+    /// What loading the workflow may still read, shared by all its files.
+    let budget: ReadBudget
     /// The workflow's variables, with their values once `--var` overrides are applied.
     var variables: [String: String] = [:]
     /// Every id the file declares, including those of procedures that could not be decoded,
@@ -17,10 +22,15 @@ final class DecodingContext {
     var itemVariable: String?
     private(set) var diagnostics: [Diagnostic] = []
 
-    init(file: String, sources: SourceMap, includeChain: [String]) {
+    init(
+        file: String, sources: SourceMap, includeChain: [String], depth: Int = 0,
+        budget: ReadBudget
+    ) {
         self.file = file
         self.sources = sources
         self.includeChain = includeChain
+        self.depth = depth
+        self.budget = budget
     }
 
     func error(_ message: String, at offset: Int, _ pointer: JSONPointer?) {

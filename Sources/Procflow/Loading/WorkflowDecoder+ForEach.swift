@@ -50,8 +50,18 @@ extension WorkflowDecoder {
                 pointer)
             return nil
         }
+        guard items.count <= Workflow.maximumInstancesPerForEach else {
+            report.error(
+                "the list has \(formatCount(items.count)) items; \(Self.instanceLimit)",
+                at: node.offset, pointer)
+            return nil
+        }
         return items.map(\.plain)
     }
+
+    /// The limit on a forEach, as the end of a sentence.
+    private static let instanceLimit =
+        "a forEach makes at most \(formatCount(Workflow.maximumInstancesPerForEach)) instances"
 
     /// The axes of a matrix, in file order: each a name and its values.
     private func decodeMatrix(_ object: inout ObjectReader) -> [(
@@ -64,6 +74,12 @@ extension WorkflowDecoder {
                 at: node.offset, pointer)
             return nil
         }
+        guard members.count <= Workflow.maximumMatrixAxes else {
+            report.error(
+                "the matrix has \(members.count) axes; a matrix has at most \(Workflow.maximumMatrixAxes)",
+                at: node.offset, pointer)
+            return nil
+        }
         var axes: [(name: String, values: [JSONValue])] = []
         for member in members {
             guard case .array(let values) = member.value.value else {
@@ -72,8 +88,25 @@ extension WorkflowDecoder {
                     at: member.value.offset, pointer.appending(member.key))
                 continue
             }
+            if axes.contains(where: { $0.name == member.key }) {
+                report.error(
+                    "duplicate axis \"\(member.key)\"", at: member.keyOffset,
+                    pointer.appending(member.key))
+                continue
+            }
             axes.append((member.key, values.map(\.plain)))
         }
-        return axes.count == members.count ? axes : nil
+        guard axes.count == members.count else { return nil }
+        // Counted before any combination is made: a few bytes of axes can make billions.
+        let count = ForEach.Items.matrix(axes).count ?? 0
+        guard count <= Workflow.maximumInstancesPerForEach else {
+            let shown = count == Int.max ? "more than \(formatCount(Int.max))" : formatCount(count)
+            let lengths = axes.map { String($0.values.count) }.joined(separator: " × ")
+            report.error(
+                "the matrix has \(shown) combinations (\(lengths)); \(Self.instanceLimit)",
+                at: node.offset, pointer)
+            return nil
+        }
+        return axes
     }
 }

@@ -84,33 +84,20 @@ extension WorkflowDecoder {
     {
         let full = resolve(include.path, in: directory(of: report.file))
         let canonical = WorkflowLoader.canonicalPath(full)
+        let chain = (report.includeChain + [canonical]).map { lastComponent($0) }
         if let start = report.includeChain.firstIndex(of: canonical) {
-            let cycle = (report.includeChain[start...] + [canonical]).map { lastComponent($0) }
             report.error(
-                "include cycle: \(cycle.joined(separator: " -> "))", at: include.offset,
+                "include cycle: \(Self.describe(chain[start...]))", at: include.offset,
                 include.pointer.appending("path"))
             return nil
         }
-        let bytes: [UInt8]
-        switch POSIXIO.readFile(full) {
-        case .success(let read): bytes = read
-        case .failure(let failure):
-            report.error(
-                "cannot read the included file \(include.path): \(failure.message)",
-                at: include.offset, include.pointer.appending("path"))
-            return nil
-        }
-        let base = report.sources.add(include.shown, bytes)
-        let root: JSONNode
-        do throws(JSONSyntaxError) {
-            root = try JSONParser.parse(bytes).rebased(by: base)
-        } catch {
-            report.error("invalid JSON: \(error.message)", at: base + error.offset, nil)
-            return nil
-        }
+        // The included file nests inside the entry that names it, so that a chain of
+        // includes nests no deeper than one file may: every walk of the steps stays bounded.
+        let depth = report.depth + include.pointer.tokens.count + 1
+        guard let root = parse(include, full, depth: depth, chain: chain) else { return nil }
         let context = DecodingContext(
             file: include.shown, sources: report.sources,
-            includeChain: report.includeChain + [canonical])
+            includeChain: report.includeChain + [canonical], depth: depth, budget: report.budget)
         let decoder = WorkflowDecoder(
             report: context,
             overrides: Dictionary(include.variables.map { ($0.name, $0.value) }) { _, last in last }
@@ -137,6 +124,53 @@ extension WorkflowDecoder {
             continueOnError: false, always: false, pointer: include.pointer,
             offset: include.offset)
         return (group, workflow.dotenv)
+    }
+
+    /// Reads and parses the included file, nested `depth` levels deep; reports, at the
+    /// entry, a file it cannot read, one past what the workflow may read, and one that nests
+    /// too deep where it is included (`chain` names the files that lead to it).
+    private func parse(_ include: Include, _ path: String, depth: Int, chain: [String])
+        -> JSONNode?
+    {
+        let at = include.pointer.appending("path")
+        func tooDeep(_ inside: String = "") -> String {
+            "the included file \(include.path) nests too deep\(inside): included files count from where they are included, and a workflow nests at most \(JSONParser.maximumDepth) levels of arrays and objects (\(Self.describe(chain[...])))"
+        }
+        guard !report.budget.isSpent else { return nil }
+        guard depth < JSONParser.maximumDepth else {
+            report.error(tooDeep(), at: include.offset, at)
+            return nil
+        }
+        let name = "the included file \(include.path)"
+        let bytes: [UInt8]
+        switch WorkflowFile.read(path, named: name) {
+        case .success(let read): bytes = read
+        case .failure(let problem):
+            report.error(problem.message, at: include.offset, at)
+            return nil
+        }
+        if let problem = report.budget.take(bytes.count, for: name) {
+            report.error(problem, at: include.offset, at)
+            return nil
+        }
+        let base = report.sources.add(include.shown, bytes)
+        do throws(JSONSyntaxError) {
+            return try JSONParser.parse(bytes, enclosingDepth: depth).rebased(by: base)
+        } catch  where error.isTooDeep {
+            let location = report.location(of: base + error.offset)
+            let inside = " (at \(include.shown):\(location.line):\(location.column))"
+            report.error(tooDeep(inside), at: include.offset, at)
+        } catch {
+            report.error("invalid JSON: \(error.message)", at: base + error.offset, nil)
+        }
+        return nil
+    }
+
+    /// A chain of files, `a.json -> b.json -> c.json`, its middle left out when it is long.
+    private static func describe(_ chain: ArraySlice<String>) -> String {
+        guard chain.count > 8 else { return chain.joined(separator: " -> ") }
+        let middle = "… \(chain.count - 6) more …"
+        return (chain.prefix(3) + [middle] + chain.suffix(3)).joined(separator: " -> ")
     }
 
     /// Reports values given for variables the included file does not declare.

@@ -159,15 +159,20 @@ struct WorkflowDecoder {
     private func readDotenv(_ path: String, optional: Bool, at offset: Int, _ pointer: JSONPointer)
         -> [(name: String, value: String)]
     {
+        guard !report.budget.isSpent else { return [] }
         let full = resolve(path, in: directory(of: report.file))
         report.sources.noteRead(resolve(full, in: "."))
-        switch POSIXIO.readFile(full) {
-        case .failure(let failure):
-            if optional, failure.code == ENOENT { return [] }
-            report.error(
-                "cannot read the dotenv file \(path): \(failure.message)", at: offset, pointer)
+        let name = "the dotenv file \(path)"
+        switch WorkflowFile.read(full, named: name, kind: "dotenv files") {
+        case .failure(let problem):
+            if optional, problem.isMissing { return [] }
+            report.error(problem.message, at: offset, pointer)
             return []
         case .success(let bytes):
+            if let problem = report.budget.take(bytes.count, for: name) {
+                report.error(problem, at: offset, pointer)
+                return []
+            }
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 report.error("the dotenv file \(path) is not UTF-8 text", at: offset, pointer)
                 return []
@@ -264,8 +269,8 @@ struct WorkflowDecoder {
         var caching = Caching()
         switch kind {
         case .shell, .file:
-            caching.sources = decodePatterns(&object, "sources")
-            caching.generates = decodePatterns(&object, "generates")
+            caching.sources = decodePatterns(&object, "sources").patterns
+            (caching.generates, caching.generatesOffsets) = decodePatterns(&object, "generates")
             if kind == .shell {
                 caching.depfile = object.string("depfile", nonEmpty: true, substitute: true)
             }
@@ -278,17 +283,21 @@ struct WorkflowDecoder {
         return caching
     }
 
-    /// An array of path patterns, variables filled in, each checked.
-    private func decodePatterns(_ object: inout ObjectReader, _ key: String) -> [GlobPattern] {
-        guard let (node, pointer) = object.node(key) else { return [] }
+    /// An array of path patterns, variables filled in, each checked; with the offset of each.
+    private func decodePatterns(_ object: inout ObjectReader, _ key: String) -> (
+        patterns: [GlobPattern], offsets: [Int]
+    ) {
+        guard let (node, pointer) = object.node(key) else { return ([], []) }
         guard case .array(let items) = node.value else {
             report.error(
                 "expected an array of path patterns, found \(node.typeDescription)",
                 at: node.offset, pointer)
-            return []
+            return ([], [])
         }
         var patterns: [GlobPattern] = []
+        var offsets: [Int] = []
         patterns.reserveCapacity(items.count)
+        offsets.reserveCapacity(items.count)
         // Pointers are made only for problems: this runs for every path of every step.
         for (position, item) in items.enumerated() {
             guard case .string(let text) = item.value else {
@@ -307,13 +316,14 @@ struct WorkflowDecoder {
             }
             do {
                 patterns.append(try GlobPattern(filled))
+                offsets.append(item.offset)
             } catch {
                 report.error(
                     "\"\(filled)\" is not a usable path pattern: \(error.message)",
                     at: item.offset, pointer.appending(position))
             }
         }
-        return patterns
+        return (patterns, offsets)
     }
 
     private enum KindName: String, CaseIterable {

@@ -19,17 +19,22 @@ public enum WorkflowLoader {
         throws(WorkflowErrors)
         -> Workflow
     {
-        let bytes: [UInt8]
-        switch POSIXIO.readFile(path) {
-        case .success(let contents): bytes = contents
-        case .failure(let reason):
+        try load(bytes: read(path: path), file: path, overrides: overrides)
+    }
+
+    /// The bytes of the workflow file at `path`: a regular file of at most
+    /// ``Workflow/maximumFileSize`` bytes.
+    ///
+    /// - Throws: ``WorkflowErrors`` saying why it cannot be read.
+    public static func read(path: String) throws(WorkflowErrors) -> [UInt8] {
+        switch WorkflowFile.read(path, named: "the file") {
+        case .success(let bytes):
+            return bytes
+        case .failure(let problem):
             throw WorkflowErrors(diagnostics: [
-                Diagnostic(
-                    file: path, location: nil, pointer: nil,
-                    message: "cannot read the file: \(reason.message)")
+                Diagnostic(file: path, location: nil, pointer: nil, message: problem.message)
             ])
         }
-        return try load(bytes: bytes, file: path, overrides: overrides)
     }
 
     /// Loads a workflow from `bytes`, naming `file` in diagnostics.
@@ -48,8 +53,10 @@ public enum WorkflowLoader {
                     message: "invalid JSON: \(error.message)")
             ])
         }
+        let budget = ReadBudget()
+        _ = budget.take(bytes.count, for: "the file")
         let context = DecodingContext(
-            file: file, sources: sources, includeChain: [canonicalPath(file)])
+            file: file, sources: sources, includeChain: [canonicalPath(file)], budget: budget)
         var overrideValues: [String: String] = [:]
         for (name, value) in overrides { overrideValues[name] = value }
         let decoder = WorkflowDecoder(report: context, overrides: overrideValues)

@@ -31,7 +31,8 @@ struct WorkflowValidator {
     mutating func validate() {
         index()
         stepIDs = SuggestionIndex(infos.map(\.step.id))
-        for position in infos.indices { check(infos[position]) }
+        let instancesFit = checkInstanceTotal()
+        for position in infos.indices { check(infos[position], makingInstances: instancesFit) }
         checkGeneratedFiles()
         checkCycles()
     }
@@ -51,7 +52,9 @@ struct WorkflowValidator {
 
     // MARK: - References and wiring
 
-    private func check(_ info: StepInfo) {
+    /// Checks the step `info` says; its instances, if it is a `forEach`, only if
+    /// `makingInstances`.
+    private func check(_ info: StepInfo, makingInstances: Bool) {
         let step = info.step
         for reference in step.dependsOn {
             _ = resolve(reference, from: info, what: "depend on")
@@ -68,7 +71,7 @@ struct WorkflowValidator {
             }
         }
         checkInput(of: info)
-        if let forEach = step.forEach { checkInstances(of: step, forEach) }
+        if makingInstances, let forEach = step.forEach { checkInstances(of: step, forEach) }
         if step.always, step.caching.isIncremental {
             report.error(
                 "an \"always\" procedure runs every time, so it cannot be incremental: drop \"always\", or its \"sources\", \"generates\", \"depfile\" and \"cache\"",
@@ -224,6 +227,55 @@ struct WorkflowValidator {
         }
     }
 
+    /// Reports the `forEach` at which what the workflow's `forEach` steps make passes a limit:
+    /// ``Workflow/maximumInstances`` procedures, each instance counting once for itself and
+    /// once for every procedure it holds, or ``Workflow/maximumInstanceText`` bytes of text
+    /// filled in. Returns whether they stay within both, so that they may be made to be
+    /// checked.
+    private func checkInstanceTotal() -> Bool {
+        // Each step with those it holds: a step comes after its parent, depth first.
+        var sizes = [Int](repeating: 1, count: infos.count)
+        for position in infos.indices.reversed() {
+            if let parent = infos[position].parent { sizes[parent] += sizes[position] }
+        }
+        var total = (procedures: 0, text: 0)
+        for position in infos.indices {
+            guard let forEach = infos[position].step.forEach, let count = forEach.items.count
+            else { continue }
+            let step = infos[position].step
+            let text = step.itemTextSize
+            total.procedures = Self.saturating(
+                total.procedures, plus: count, times: sizes[position])
+            total.text = Self.saturating(total.text, plus: count, times: text)
+            let instances = "\(formatCount(count)) instance\(count == 1 ? "" : "s")"
+            if total.procedures > Workflow.maximumInstances {
+                report.error(
+                    "\"\(step.id)\" makes \(instances) of \(plural(sizes[position], "procedure")), which brings the procedures forEach steps make to \(Self.describe(total.procedures)); a workflow's forEach steps make at most \(formatCount(Workflow.maximumInstances))",
+                    at: forEach.offset, forEach.pointer)
+                return false
+            }
+            if total.text > Workflow.maximumInstanceText {
+                report.error(
+                    "\"\(step.id)\" fills its item into \(formatSize(text)) of text for each of its \(instances), which brings the text forEach instances fill in to \(total.text == Int.max ? "more than can be counted" : formatSizeRoundedUp(total.text)); a workflow's forEach instances fill in at most \(formatBytes(Workflow.maximumInstanceText))",
+                    at: forEach.offset, forEach.pointer)
+                return false
+            }
+        }
+        return true
+    }
+
+    /// `total + count × each`, or `Int.max` past it.
+    private static func saturating(_ total: Int, plus count: Int, times each: Int) -> Int {
+        let (made, overflow) = count.multipliedReportingOverflow(by: each)
+        let (sum, overflowed) = total.addingReportingOverflow(made)
+        return overflow || overflowed ? Int.max : sum
+    }
+
+    /// A count that may have saturated.
+    private static func describe(_ count: Int) -> String {
+        count == Int.max ? "more than \(formatCount(Int.max))" : formatCount(count)
+    }
+
     /// Makes each instance of a step whose items the file gives, reporting the first item
     /// that lacks a field the step names, or that makes an invalid URL.
     private func checkInstances(of step: Step, _ forEach: ForEach) {
@@ -248,6 +300,16 @@ struct WorkflowValidator {
 
     // MARK: - Generated files
 
+    /// One file a step generates: the path, lexically normalized and relative to the
+    /// workflow's directory, and the `generates` entry naming it (`nil` for the file its file
+    /// operation writes).
+    private struct GeneratedFile {
+        let path: String
+        let entry: Int?
+        /// The path as the file writes it.
+        let shown: String
+    }
+
     /// Reports a file that two incremental procedures generate: each would record, store and
     /// put back its own version of it. Procedures in different cases of one branch never run
     /// together, and may; the steps inside a `forEach`, whose paths hold the item, are not
@@ -258,39 +320,90 @@ struct WorkflowValidator {
         // Reads fields through `infos[position]`: a copy of every step would cost more than
         // the check (this runs for every step).
         for position in infos.indices {
-            let caching = infos[position].step.caching
-            guard caching.isIncremental, !infos[position].step.always,
+            let files = distinctGeneratedFiles(at: position)
+            guard infos[position].step.caching.isIncremental, !infos[position].step.always,
                 !isInsideForEach(position)
             else { continue }
-            var directory = "/"
-            var generated = caching.generates
-            switch infos[position].step.kind {
-            case .shell(let shell):
-                if let cwd = shell.cwd { directory += cwd }
-            case .file(let operation):
-                generated += IncrementalStep.files(of: operation).writes
-            case .http, .group, .branch:
-                break
-            }
-            for (index, pattern) in generated.enumerated() where pattern.isLiteral {
-                // Lexically, from a stand-in root: what matters is whether two name one file.
-                let path = Procflow.resolve(pattern.literalPath, in: directory)
-                if let others = makers[path],
+            for file in files {
+                if let others = makers[file.path],
                     let other = others.first(where: {
                         !Self.exclusive(infos[position], infos[$0])
                     })
                 {
                     let step = infos[position].step
-                    let pointer =
-                        index < caching.generates.count
-                        ? step.pointer.appending("generates").appending(index) : step.pointer
+                    let (offset, pointer) = location(of: file.entry, in: step)
                     report.error(
-                        "\"\(step.id)\" generates \(pattern.literalPath), which \"\(infos[other].step.id)\" generates too: one procedure must make each file",
-                        at: step.offset, pointer)
+                        "\"\(step.id)\" generates \(file.shown), which \"\(infos[other].step.id)\" generates too: one procedure must make each file",
+                        at: offset, pointer)
                 }
-                makers[path, default: []].append(position)
+                makers[file.path, default: []].append(position)
             }
         }
+    }
+
+    /// The files the step at `position` generates, each once: its file operation's written
+    /// file, then its `generates` entries without wildcards. Reports an entry that names a
+    /// file the step generates already: listed twice, or the file its operation writes.
+    private func distinctGeneratedFiles(at position: Int) -> [GeneratedFile] {
+        let caching = infos[position].step.caching
+        var directory = ""
+        var written: String?
+        var operation = ""
+        // Only shell and file procedures generate files.
+        switch infos[position].step.kind {
+        case .shell(let shell) where !caching.generates.isEmpty:
+            if let cwd = shell.cwd { directory = cwd + "/" }
+        case .file(let fileOperation):
+            (written, operation) = (fileOperation.writtenPath, fileOperation.name)
+        default:
+            return []
+        }
+        func key(_ path: String) -> String {
+            lexicallyNormalized(path.hasPrefix("/") ? path : directory + path)
+        }
+        var files: [GeneratedFile] =
+            written.map { [GeneratedFile(path: key($0), entry: nil, shown: $0)] } ?? []
+        // Where each file was first named: by the operation (`nil`) or by an entry.
+        var seen: [String: Int?] = written.map { [key($0): nil] } ?? [:]
+        for (index, pattern) in caching.generates.enumerated() {
+            // A pattern with wildcards is compared as written; it names no one file.
+            let path = pattern.isLiteral ? key(pattern.literalPath) : "\u{0}" + pattern.text
+            guard let first = seen[path] else {
+                seen[path] = index
+                if pattern.isLiteral {
+                    files.append(GeneratedFile(path: path, entry: index, shown: pattern.text))
+                }
+                continue
+            }
+            let (offset, pointer) = location(of: index, in: infos[position].step)
+            let earlier = first.map { caching.generates[$0].text }
+            report.error(
+                repetition(of: pattern.text, earlier: earlier, operation: operation), at: offset,
+                pointer)
+        }
+        return files
+    }
+
+    /// What is wrong with a `generates` entry `text` naming a file the step generates already:
+    /// an `earlier` entry, or when that is `nil` the file its file `operation` writes.
+    private func repetition(of text: String, earlier: String?, operation: String) -> String {
+        guard let earlier else {
+            return
+                "\(text) is the file this \(operation) procedure writes (its \"path\"), which it generates without being listed: drop it from \"generates\""
+        }
+        return earlier == text
+            ? "\(text) is listed twice in \"generates\""
+            : "\(text) is listed twice in \"generates\", the first time as \(earlier)"
+    }
+
+    /// The offset and pointer of `generates` entry `entry` of `step`, or of the step.
+    private func location(of entry: Int?, in step: Step) -> (Int, JSONPointer) {
+        guard let entry else { return (step.offset, step.pointer) }
+        let offsets = step.caching.generatesOffsets
+        return (
+            entry < offsets.count ? offsets[entry] : step.offset,
+            step.pointer.appending("generates").appending(entry)
+        )
     }
 
     /// Whether the step at `position` is inside a `forEach` step (or is one).

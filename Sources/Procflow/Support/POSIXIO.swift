@@ -34,11 +34,20 @@ enum POSIXIO {
         if (status.st_mode & S_IFMT) == S_IFDIR {
             return .failure(Failure(message: "it is a directory"))
         }
+        return read(descriptor, expected: Int(status.st_size), limit: Int.max - 1)
+    }
+
+    /// Reads `descriptor` to its end, or to one byte past `limit`, whichever comes first;
+    /// `expected` bytes (the size `fstat` gave) are reserved at once.
+    static func read(_ descriptor: Int32, expected: Int, limit: Int) -> Result<[UInt8], Failure> {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(status.st_size))
+        bytes.reserveCapacity(min(max(expected, 0), limit))
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        while bytes.count <= limit {
+            let wanted = min(chunk.count, limit + 1 - bytes.count)
+            let count = chunk.withUnsafeMutableBytes {
+                Glibc.read(descriptor, $0.baseAddress, wanted)
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 return .failure(.current)

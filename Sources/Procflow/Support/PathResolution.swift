@@ -25,6 +25,29 @@ func resolve(_ path: String, in directory: String) -> String {
     return "/" + components.joined(separator: "/")
 }
 
+/// `path` with `.`, empty names and `name/..` taken out, lexically; a relative path keeps
+/// the `..` that leave where it starts (`../a` is not `a`), an absolute one drops those above
+/// the root. Two paths relative to one directory name one file (links aside) when these are
+/// equal.
+func lexicallyNormalized(_ path: String) -> String {
+    let isAbsolute = path.hasPrefix("/")
+    var components: [Substring] = []
+    for component in path.split(separator: "/") {
+        switch component {
+        case ".": continue
+        case "..":
+            if let last = components.last, last != ".." {
+                components.removeLast()
+            } else if !isAbsolute {
+                components.append(component)
+            }
+        default: components.append(component)
+        }
+    }
+    let joined = components.joined(separator: "/")
+    return isAbsolute ? "/" + joined : joined.isEmpty ? "." : joined
+}
+
 /// The directory part of `path`, lexically: "." for a bare file name, "/" for a file at the
 /// root.
 func directory(of path: String) -> String {

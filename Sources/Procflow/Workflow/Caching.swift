@@ -6,6 +6,8 @@ public struct Caching: Sendable, Equatable {
     public var sources: [GlobPattern] = []
     /// The files the step makes, relative to its working directory.
     public var generates: [GlobPattern] = []
+    /// Where each entry of `generates` is in the file (a byte offset), for diagnostics.
+    var generatesOffsets: [Int] = []
     /// A file in Makefile syntax the command writes, whose prerequisites become sources of
     /// the step after a successful run; relative to its working directory.
     public var depfile: String?
@@ -15,6 +17,12 @@ public struct Caching: Sendable, Equatable {
 
     /// No caching declared.
     public init() {}
+
+    /// Whether two declare the same: where they are in the file does not count.
+    public static func == (lhs: Caching, rhs: Caching) -> Bool {
+        lhs.sources == rhs.sources && lhs.generates == rhs.generates
+            && lhs.depfile == rhs.depfile && lhs.cache == rhs.cache
+    }
 
     /// Whether the step declares anything about files.
     public var declaresFiles: Bool {

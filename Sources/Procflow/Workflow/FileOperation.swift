@@ -35,6 +35,26 @@ public enum FileOperation: Sendable {
         }
     }
 
+    /// The files the operation reads, as the file names them.
+    public var readPaths: [String] {
+        switch self {
+        case .read(let path, _): return [path]
+        case .copy(let source, _): return [source]
+        case .render(.file(let file), _): return [file]
+        case .concat(let paths, _): return paths
+        case .write, .render(.text, _), .select, .replace: return []
+        }
+    }
+
+    /// The file the operation writes, if it writes one, as the file names it.
+    public var writtenPath: String? {
+        switch self {
+        case .write(let path, _), .copy(_, let path): return path
+        case .render(_, let path), .concat(_, let path): return path
+        case .read, .select, .replace: return nil
+        }
+    }
+
     /// What the operation gives.
     public var outputFormat: OutputFormat {
         switch self {

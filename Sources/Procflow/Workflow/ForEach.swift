@@ -12,6 +12,24 @@ public struct ForEach: Sendable {
         case matrix([(name: String, values: [JSONValue])])
         /// The JSON array another step's output holds (at `select`, if given).
         case wire(Wire)
+
+        /// How many items the file gives: a list's length, or the product of a matrix's axes'
+        /// lengths, counted without making the combinations (`Int.max` if it overflows); `nil`
+        /// for a wire's, known only at run time.
+        public var count: Int? {
+            switch self {
+            case .values(let values): return values.count
+            case .matrix(let axes):
+                var product = 1
+                for (_, values) in axes {
+                    let (next, overflow) = product.multipliedReportingOverflow(by: values.count)
+                    if overflow { return Int.max }
+                    product = next
+                }
+                return product
+            case .wire: return nil
+            }
+        }
     }
 
     /// Where the items come from.
@@ -27,13 +45,19 @@ public struct ForEach: Sendable {
         switch items {
         case .values(let values): return values
         case .matrix(let axes):
-            var combinations: [[String: JSONValue]] = [[:]]
-            for (name, values) in axes {
-                combinations = combinations.flatMap { combination in
-                    values.map { value in combination.merging([name: value]) { _, new in new } }
+            guard let count = items.count else { return nil }
+            // Each combination made once, as a number in mixed radix whose last digit is the
+            // last axis: merging axis by axis would copy every object once per axis.
+            return (0..<count).map { number in
+                var combination: [String: JSONValue] = [:]
+                combination.reserveCapacity(axes.count)
+                var rest = number
+                for (name, values) in axes.reversed() {
+                    combination[name] = values[rest % values.count]
+                    rest /= values.count
                 }
+                return .object(combination)
             }
-            return combinations.map(JSONValue.object)
         case .wire: return nil
         }
     }

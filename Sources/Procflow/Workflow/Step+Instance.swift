@@ -35,13 +35,39 @@ extension Step {
     }
 }
 
+extension Step {
+    /// How many bytes of the fields that take the item (the step's and those of the steps it
+    /// holds) hold a `${…}` reference: the text each instance of a `forEach` fills in anew,
+    /// the rest being shared.
+    var itemTextSize: Int {
+        let measure = ItemFilling(
+            variable: forEach?.variable ?? "item", item: .null, index: 0, measured: ByteCount())
+        _ = try? measure.apply(to: self)
+        return measure.measured!.bytes
+    }
+}
+
+/// A count of bytes, kept while a walk of a step's fields goes on.
+private final class ByteCount {
+    var bytes = 0
+}
+
 /// Fills one item into the fields of a step that take variables.
 private struct ItemFilling {
     let variable: String
     let item: JSONValue
     let index: Int
+    /// When set, nothing is filled in: the walk counts the bytes of the texts that hold a
+    /// reference, in the one place that knows every field that takes the item.
+    var measured: ByteCount? = nil
 
     func text(_ text: String) throws(Step.InstanceError) -> String {
+        if let measured {
+            if text.utf8.contains(UInt8(ascii: "$")), text.contains("${") {
+                measured.bytes += text.utf8.count
+            }
+            return text
+        }
         switch VariableSubstitution.fillItem(text, variable, into: item) {
         case .success(let filled): return filled
         case .failure(.noField(let reference)), .failure(.unknown(let reference)):
@@ -64,7 +90,8 @@ private struct ItemFilling {
     /// themselves, so that an item `a[1].c` names that file.
     func patterns(_ patterns: [GlobPattern]) throws(Step.InstanceError) -> [GlobPattern] {
         let literal = ItemFilling(
-            variable: variable, item: Self.escapingWildcards(item), index: index)
+            variable: variable, item: Self.escapingWildcards(item), index: index,
+            measured: measured)
         var filled: [GlobPattern] = []
         for pattern in patterns {
             let text = try literal.text(pattern.text)
