@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CProcflow.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/prctl.h>
@@ -25,4 +26,17 @@ int procflow_pipe_cloexec(int fds[2]) {
 
 int procflow_set_child_subreaper(void) {
     return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+int procflow_lock_range(int fd, long long offset, long long length, int kind, int wait) {
+    struct flock lock = {0};
+    lock.l_type = kind == 0 ? F_RDLCK : kind == 1 ? F_WRLCK : F_UNLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = offset;
+    lock.l_len = length;
+    int result;
+    do {
+        result = fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock);
+    } while (result != 0 && errno == EINTR);
+    return result;
 }

@@ -21,4 +21,11 @@ int procflow_pipe_cloexec(int fds[2]);
 /// instead of init, so that it can find them; 0 on success, -1 with errno set.
 int procflow_set_child_subreaper(void);
 
+/// Locks `length` bytes at `offset` of the open file `fd` with an open-file-description lock
+/// (F_OFD_SETLK: held by this descriptor, not by the process, so threads of one process lock
+/// apart and closing another descriptor of the file keeps it): shared, exclusive, or released
+/// (`kind` 0, 1, 2). With `wait`, waits for a conflicting lock to go. 0 on success, -1 with
+/// errno set (EAGAIN when another holds it and `wait` is 0).
+int procflow_lock_range(int fd, long long offset, long long length, int kind, int wait);
+
 #endif

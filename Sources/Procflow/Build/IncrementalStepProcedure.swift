@@ -27,6 +27,8 @@ final class IncrementalStepProcedure: GroupProcedure, InputProcedure, OutputProc
         /// What the step runs with, to record once it has succeeded.
         var fingerprint: StepRecord?
         var startedAt: Int64 = 0
+        /// Held while the step runs, to tell whether another run ran it at the same time.
+        var runLock: StepRunLock?
     }
 
     private let step: IncrementalStep
@@ -86,9 +88,11 @@ final class IncrementalStepProcedure: GroupProcedure, InputProcedure, OutputProc
             }
         }
         guard case .run(let reason, let fingerprint) = decision else { return }
+        let runLock = cache.beginRun(of: step)
         values.withLock {
             $0.fingerprint = fingerprint
             $0.startedAt = FileSystem.now()
+            $0.runLock = runLock
         }
         context.events.explained(step.id, reason)
         // A retry's attempts announce themselves.
@@ -123,6 +127,12 @@ final class IncrementalStepProcedure: GroupProcedure, InputProcedure, OutputProc
         return inputs
     }
 
+    override func procedureDidFinish(with error: (any Error)?) {
+        // Closing its descriptor lets go of the step, however the run ended.
+        values.withLock { $0.runLock = nil }
+        super.procedureDidFinish(with: error)
+    }
+
     override func child(_ child: Procedure, willFinishWithError error: (any Error)?) {
         var error = error
         if error == nil, child === work, !isCancelled {
@@ -136,11 +146,14 @@ final class IncrementalStepProcedure: GroupProcedure, InputProcedure, OutputProc
     private func recordSuccess() -> (any Error)? {
         guard case .success(let value)? = work.output.value else { return nil }
         output = .ready(.success(value))
-        let (fingerprint, startedAt) = values.withLock { ($0.fingerprint, $0.startedAt) }
-        guard let fingerprint else { return nil }
+        let (fingerprint, startedAt, runLock) = values.withLock {
+            ($0.fingerprint, $0.startedAt, $0.runLock)
+        }
+        guard let fingerprint, let runLock else { return nil }
         do throws(CacheProblem) {
             try context.cache.record(
-                step, fingerprint: fingerprint, value: value, startedAt: startedAt)
+                step, fingerprint: fingerprint, value: value, startedAt: startedAt,
+                lock: runLock)
             return nil
         } catch {
             return StepError(.file, error.message)

@@ -223,7 +223,7 @@ struct RunCommand: ParsableCommand {
         let usesSnapshot =
             !noCache && !force && !dryRun && reports.isEmpty
             && console.environment["GITHUB_STEP_SUMMARY"] == nil
-        if usesSnapshot,
+        if usesSnapshot, stateDirectory().refusal() == nil,
             let snapshot = UpToDateSnapshot.current(in: stateDirectory(), for: snapshotKey)
         {
             // Everything at once: nothing runs between the lines.
@@ -265,14 +265,12 @@ struct RunCommand: ParsableCommand {
             let snapshotFiles = cache.snapshotFiles(of: runner.incremental),
             let indexStatus = cache.indexStatus,
             otherFiles.allSatisfy({ _, status in
-                status.map { loadedAt - max($0.modified, $0.changed) > StepCache.racyWindow }
+                status.map { $0.isSettled(at: loadedAt) }
                     ?? true
             })
         {
             let (status, seenAt) = statusBeforeReading
-            let trusted = status.map {
-                seenAt - max($0.modified, $0.changed) > StepCache.racyWindow
-            }
+            let trusted = status.map { $0.isSettled(at: seenAt) }
             UpToDateSnapshot(
                 key: snapshotKey, digest: SHA256.hash(bytes),
                 workflowStatus: trusted == true ? status : nil, indexStatus: indexStatus,
@@ -361,6 +359,10 @@ struct RunCommand: ParsableCommand {
         var incremental = false
         workflow.forEachStep { incremental = incremental || $0.step.caching.isIncremental }
         guard incremental else { return nil }
+        if let refusal = stateDirectory().refusal() {
+            console.writeError("warning: \(refusal.escapingControlCharacters); every step runs\n")
+            return nil
+        }
         var ids: Set<String> = []
         var forEachIDs: Set<String> = []
         workflow.forEachStep { nested in

@@ -10,7 +10,8 @@
 /// `mkdir` for each of the first few hundred objects, and the file systems procflow runs on
 /// index large directories.
 ///
-/// An object is written to a temporary file and renamed into place, so that it is whole or
+/// Objects are private to the user (0600): a restored file gets the permissions its run
+/// recorded. An object is written to a temporary file and renamed into place, so that it is whole or
 /// absent; two runs storing the same content write the same name. An object is checked
 /// against its name each time it is read, so that a damaged one is never restored.
 struct ContentStore: Sendable {
@@ -82,7 +83,8 @@ struct ContentStore: Sendable {
             touch(destination)
             return stored
         }
-        guard FileSystem.makeDirectories(directory), rename(temporary.path, destination) == 0
+        guard FileSystem.makeDirectories(directory, mode: StateDirectory.directoryMode),
+            rename(temporary.path, destination) == 0
         else {
             throw problem("cannot store \(path) in \(directory)")
         }
@@ -138,11 +140,13 @@ struct ContentStore: Sendable {
     }
 
     private func makeTemporary() throws(CacheProblem) -> (path: String, descriptor: Int32) {
-        guard FileSystem.makeDirectories(temporaryDirectory) else {
+        guard FileSystem.makeDirectories(temporaryDirectory, mode: StateDirectory.directoryMode)
+        else {
             throw problem("cannot create \(temporaryDirectory)")
         }
         let path = "\(temporaryDirectory)/\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let descriptor = open(
+            path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, StateDirectory.fileMode)
         guard descriptor >= 0 else { throw problem("cannot write in \(temporaryDirectory)") }
         return (path, descriptor)
     }

@@ -21,6 +21,37 @@ struct FileStatus: Equatable, Sendable {
     /// The permission bits.
     var permissions: UInt32 { mode & 0o7777 }
 
+    /// The latest of its modification and change times.
+    var lastChanged: Int64 { max(modified, changed) }
+
+    /// Whether its times have no fraction of a second: a file system that keeps times to the
+    /// second (ext4 with small inodes) or to two (FAT), whose times can be that far behind a
+    /// change.
+    var hasCoarseTimes: Bool {
+        modified % 1_000_000_000 == 0 && changed % 1_000_000_000 == 0
+    }
+
+    /// How long after its last change a status is trusted to tell the next one, in
+    /// nanoseconds: a file written twice within one tick of the file system's clock can keep
+    /// its status (git's "racily clean" files). A second; two and a little more where times are
+    /// kept to the second or two.
+    var racyWindow: Int64 { hasCoarseTimes ? 2_000_000_001 : 1_000_000_000 }
+
+    /// Whether, seen at `instant` (nanoseconds since 1970), this status can be trusted to tell
+    /// a later change of the file.
+    func isSettled(at instant: Int64) -> Bool {
+        instant - lastChanged > racyWindow
+    }
+
+    /// Whether the file may have been written at `instant` (nanoseconds since 1970) or later,
+    /// as far as its times can tell. They are the kernel's coarse clock, a tick (a few
+    /// milliseconds: 10 at 100 Hz) behind the time a process reads; or whole seconds on a coarse file system.
+    /// The change time counts: tools that put the modification time back (`cp -p`,
+    /// `touch -r`, `rsync -t`, `tar x`) cannot set it.
+    func mayHaveChanged(since instant: Int64) -> Bool {
+        lastChanged + (hasCoarseTimes ? 2_000_000_001 : 10_000_000) > instant
+    }
+
     /// Whether the same file with the same content, as far as `stat` can tell.
     func looksUnchanged(from other: FileStatus) -> Bool {
         size == other.size && modified == other.modified && changed == other.changed
@@ -120,12 +151,12 @@ enum FileSystem {
     }
 
     /// Creates `path` and its missing parents.
-    static func makeDirectories(_ path: String) -> Bool {
-        if mkdir(path, 0o755) == 0 || errno == EEXIST { return true }
+    static func makeDirectories(_ path: String, mode: mode_t = 0o755) -> Bool {
+        if mkdir(path, mode) == 0 || errno == EEXIST { return true }
         guard errno == ENOENT, let slash = path.lastIndex(of: "/"), slash != path.startIndex
         else { return false }
-        return makeDirectories(String(path[..<slash]))
-            && (mkdir(path, 0o755) == 0 || errno == EEXIST)
+        return makeDirectories(String(path[..<slash]), mode: mode)
+            && (mkdir(path, mode) == 0 || errno == EEXIST)
     }
 }
 

@@ -13,7 +13,7 @@ struct IndexLock {
 
     /// Takes the lock of `path`, waiting for another run to release it.
     init(path: String) {
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, StateDirectory.fileMode)
         guard descriptor >= 0 else { return }
         while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
     }

@@ -10,8 +10,13 @@
 /// ```
 /// .procflow/
 ///   .gitignore             "*": the directory is never committed
-///   build.json.state       one index per workflow file: each step's last run, file digests
-///   build.json.lock        held while a run merges its index into the file
+///   build.json-1a2b3c4d5e6f.state
+///                          one index per workflow file: each step's last run, file digests
+///                          (named by the file's name and the digest of its path from here)
+///   build.json-1a2b3c4d5e6f.lock
+///                          held while a run merges its index into the file
+///   build.json-1a2b3c4d5e6f.uptodate
+///                          the up-to-date snapshot: what a run that found nothing to do saw
 ///   history/abcdef…        earlier runs of one step with one set of inputs, by their digest
 ///                          (a step's last run is in the index)
 ///   objects/abcdef…        generated files, by the digest of their content
@@ -22,6 +27,11 @@
 /// the new one; objects and histories are named by digests, so two runs writing one name
 /// write the same thing (or, for a history, either is right). Only the index is
 /// read-modified-written, under the lock.
+///
+/// The directory and everything in it is private to its user (0700 and 0600, whatever the
+/// umask): generated files can be keys and tokens. A directory another user owns or can write
+/// in is not used at all (``refusal()``): what it holds could have been put there to be
+/// restored into the checkout.
 public struct StateDirectory: Sendable {
     /// The directory.
     public let path: String
@@ -47,14 +57,61 @@ public struct StateDirectory: Sendable {
         ContentStore(directory: objects, temporaryDirectory: temporary)
     }
 
+    /// The permissions of the directories procflow makes in it.
+    static let directoryMode: mode_t = 0o700
+    /// The permissions of the files procflow writes in it.
+    static let fileMode: mode_t = 0o600
+
     /// The index of the workflow file `file`.
     func index(for file: String) -> String {
-        path + "/" + (file.split(separator: "/").last.map(String.init) ?? file) + ".state"
+        prefix(for: file) + ".state"
     }
 
     /// The lock of the index of `file`.
     func lock(for file: String) -> String {
-        path + "/" + (file.split(separator: "/").last.map(String.init) ?? file) + ".lock"
+        prefix(for: file) + ".lock"
+    }
+
+    /// The up-to-date snapshot of `file`.
+    func snapshot(for file: String) -> String {
+        prefix(for: file) + ".uptodate"
+    }
+
+    /// Where the files of the workflow file `file` are, less their extension: its name, for
+    /// people, and the digest of its path relative to this directory, so that two workflows
+    /// of one name sharing the directory keep apart.
+    private func prefix(for file: String) -> String {
+        let name = file.split(separator: "/").last.map(String.init) ?? file
+        let digest = SHA256.hash(Array(relativePath(to: resolve(file, in: ".")).utf8))
+        return path + "/" + name + "-" + digest.hex.prefix(12)
+    }
+
+    /// `file` (absolute) as a path from this directory: `../build.json` beside the workflow.
+    private func relativePath(to file: String) -> String {
+        let from = resolve(path, in: ".").split(separator: "/")
+        let to = file.split(separator: "/")
+        let shared = zip(from, to).prefix { $0 == $1 }.count
+        let ups = Array(repeating: "..", count: from.count - shared)
+        return (ups + to.dropFirst(shared).map(String.init)).joined(separator: "/")
+    }
+
+    /// Why the directory must not be used, if it must not: another user owns it, or others
+    /// can write in it. A directory of this user's that others can read (as earlier versions
+    /// made it) is made private. Nothing to say if it does not exist yet.
+    public func refusal() -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        let mode = status.st_mode & 0o777
+        if status.st_uid != geteuid() {
+            return
+                "not using the state directory \(path): it belongs to another user (uid \(status.st_uid))"
+        }
+        if mode & 0o022 != 0 {
+            return
+                "not using the state directory \(path): other users can write in it (mode \(String(mode, radix: 8))); make it private with chmod 700, or remove it"
+        }
+        if mode & 0o077 != 0 { chmod(path, Self.directoryMode) }
+        return nil
     }
 
     /// The history of the runs whose inputs have digest `key`.
@@ -67,7 +124,9 @@ public struct StateDirectory: Sendable {
     /// - Throws: a ``CacheProblem`` if it cannot be created.
     func prepare() throws(CacheProblem) {
         if FileSystem.exists(path + "/.gitignore") { return }
-        guard FileSystem.makeDirectories(path), FileSystem.isDirectory(path) else {
+        guard FileSystem.makeDirectories(path, mode: Self.directoryMode),
+            FileSystem.isDirectory(path)
+        else {
             throw CacheProblem(
                 message:
                     "cannot create the state directory \(path): \(String(cString: strerror(errno)))"
@@ -84,12 +143,14 @@ public struct StateDirectory: Sendable {
     {
         let folder = String(
             destination[..<(destination.lastIndex(of: "/") ?? destination.startIndex)])
-        guard FileSystem.makeDirectories(temporary), FileSystem.makeDirectories(folder) else {
+        guard FileSystem.makeDirectories(temporary, mode: directoryMode),
+            FileSystem.makeDirectories(folder, mode: directoryMode)
+        else {
             throw CacheProblem(
                 message: "cannot write \(destination): \(String(cString: strerror(errno)))")
         }
         let name = "\(temporary)/\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        let descriptor = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let descriptor = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
         guard descriptor >= 0 else {
             throw CacheProblem(
                 message: "cannot write \(destination): \(String(cString: strerror(errno)))")

@@ -12,15 +12,18 @@ import ProcedureKit
 ///
 /// A file's content is read only when its `stat` (size, modification and change times with
 /// nanoseconds, inode) differs from when it was last hashed, or when it had changed less than
-/// ``racyWindow`` before that: a file written twice within one tick of the file system's clock
-/// can keep its `stat`, so such a digest is not trusted until it is taken again later (git's
-/// "racily clean" files).
+/// ``FileStatus/racyWindow`` before that: a file written twice within one tick of the file
+/// system's clock can keep its `stat`, so such a digest is not trusted until it is taken again
+/// later (git's "racily clean" files).
+///
+/// What a run records is what its command saw and made, or nothing: a file its depfile names
+/// that may have changed while it ran is recorded as unknown (the next run runs the step), and
+/// a generated file that changed after the command ended, or while it was being stored
+/// (another run writing it), keeps the run from being recorded.
 public final class StepCache: @unchecked Sendable {
     // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex; the rest is
     // constant.
 
-    /// How long after a file's modification its digest starts to be trusted, in nanoseconds.
-    static let racyWindow: Int64 = 1_000_000_000
     /// The most runs a history keeps for one set of inputs.
     static let historyLimit = 8
 
@@ -273,17 +276,37 @@ public final class StepCache: @unchecked Sendable {
 
     // MARK: - Recording
 
+    /// Holds `step` for a run of it that starts now, until ``record(_:fingerprint:value:startedAt:lock:)``
+    /// or the end of the lock.
+    func beginRun(of step: IncrementalStep) -> StepRunLock {
+        // Where the directory cannot be made, the lock counts the run alone, and the
+        // recording meets the problem.
+        try? directory.prepare()
+        return StepRunLock(path: directory.lock(for: workflowFile), step: step.id)
+    }
+
     /// Records a successful run of `step`, which started at `startedAt` (nanoseconds since
-    /// 1970) with what `fingerprint` says, and gave `value`: stores its generated files and
-    /// reads its depfile.
+    /// 1970) with what `fingerprint` says, holding `lock`, and gave `value`: stores its
+    /// generated files and reads its depfile. Records nothing if another run ran the step
+    /// meanwhile.
     ///
     /// - Throws: a ``CacheProblem`` when a generated file named without a wildcard is
     ///   missing, or the depfile is missing or malformed: the step fails.
     func record(
-        _ step: IncrementalStep, fingerprint: StepRecord, value: JSONValue, startedAt: Int64
+        _ step: IncrementalStep, fingerprint: StepRecord, value: JSONValue, startedAt: Int64,
+        lock: StepRunLock
     ) throws(CacheProblem) {
+        let endedAt = FileSystem.now()
+        defer { lock.release() }
+        guard lock.wasAlone() else {
+            note(
+                "\(step.id): another run ran it at the same time; this run is not recorded, and the step runs next time"
+            )
+            return
+        }
         var record = fingerprint
-        record.outputs = try storeOutputs(of: step)
+        guard let outputs = try storeOutputs(of: step, endedAt: endedAt) else { return }
+        record.outputs = outputs
         record.discovered = try readDepfile(of: step, declared: fingerprint, startedAt: startedAt)
         record.value = Array(JSONWriter.string(value).utf8)
         makeLatest(record, of: step.id)
@@ -312,8 +335,11 @@ public final class StepCache: @unchecked Sendable {
         }
     }
 
-    private func storeOutputs(of step: IncrementalStep) throws(CacheProblem)
-        -> [StepRecord.Output]
+    /// Stores the files `step` generates, as its command, which ended at `endedAt`, left
+    /// them; `nil` if one changed after that or while it was read (another run writing it):
+    /// then the run must not be recorded.
+    private func storeOutputs(of step: IncrementalStep, endedAt: Int64) throws(CacheProblem)
+        -> [StepRecord.Output]?
     {
         var outputs: [StepRecord.Output] = []
         for (path, status) in step.generates.expand(in: step.directory, excluding: directory.path) {
@@ -330,6 +356,13 @@ public final class StepCache: @unchecked Sendable {
                 // The store cannot keep it: the run still counts, but cannot be put back.
                 note("\(step.id): \(step.display(path)) could not be stored: \(error.message)")
                 stored = try store.add(fileAt: path, store: false)
+            }
+            // Times lag a write by a tick at most: a later one is another process's.
+            guard stored.isSteady, stored.status.lastChanged <= endedAt else {
+                note(
+                    "\(step.id): \(step.display(path)) changed after its command ended (another run writing it?); this run is not recorded, and the step runs next time"
+                )
+                return nil
             }
             let trusted = remember(path, stored, hashedAt: hashedAt)
             state.withLock { $0.storedBytes += stored.added }
@@ -366,8 +399,9 @@ public final class StepCache: @unchecked Sendable {
         for path in Set(names.map { resolve($0, in: step.directory) }).sorted()
         where !declaredPaths.contains(path) {
             let status = FileSystem.status(path)
-            // Changed while the step ran: the next run must not take it for what was read.
-            if let status, status.modified > startedAt {
+            // May have changed while the step ran: the next run must not take it for what
+            // was read.
+            if let status, status.mayHaveChanged(since: startedAt) {
                 discovered.append(StepRecord.Source(path: path, digest: .unknown))
                 continue
             }
@@ -444,9 +478,7 @@ public final class StepCache: @unchecked Sendable {
     /// to tell a change next time: not if the file changed while it was read, or shortly
     /// before.
     private func remember(_ path: String, _ read: ContentStore.Stored, hashedAt: Int64) -> Bool {
-        let trusted =
-            read.isSteady && hashedAt - read.status.modified > Self.racyWindow
-            && hashedAt - read.status.changed > Self.racyWindow
+        let trusted = read.isSteady && read.status.isSettled(at: hashedAt)
         state.withLock { state in
             state.hashed[path] = Hashed(
                 status: read.status, digest: read.digest, isTrusted: trusted)

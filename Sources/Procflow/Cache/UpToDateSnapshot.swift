@@ -55,7 +55,7 @@ struct UpToDateSnapshot: Sendable, Equatable {
 
     /// The snapshot's file for the workflow file `workflow` in `directory`.
     static func path(in directory: StateDirectory, for workflow: String) -> String {
-        directory.index(for: workflow).dropLast(".state".count) + ".uptodate"
+        directory.snapshot(for: workflow)
     }
 
     // MARK: - Checking
