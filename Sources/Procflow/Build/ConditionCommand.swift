@@ -17,7 +17,7 @@ final class ConditionCommand: Sendable {
         self.settings = settings
     }
 
-    /// Runs `script` with `/bin/sh -c`; completes with whether it exited 0, or a failure if it
+    /// Runs `script` with `/bin/sh -e -c`; completes with whether it exited 0, or a failure if it
     /// could not run, timed out, or ended in a way that says nothing.
     func run(
         _ script: String, deadline: Date?,
@@ -27,7 +27,9 @@ final class ConditionCommand: Sendable {
         if let left, left <= 0 { return completion(.failure(timedOut())) }
         if state.withLock({ $0.cancelled != nil }) { return completion(.success(false)) }
         let launch = ProcessRun.Launch(
-            executable: "/bin/sh", arguments: ["/bin/sh", "-c", script],
+            executable: "/bin/sh",
+            arguments: Shell.Interpreter.sh.arguments(
+                running: script, shHasPipefail: ShellProcedure.shHasPipefail),
             environment: settings.environment, workingDirectory: settings.directory, stdin: nil,
             captureStdout: false, captureLimit: 0, gracePeriod: settings.gracePeriod,
             pipeGracePeriod: 0.2, groups: settings.processGroups, onOutput: nil)

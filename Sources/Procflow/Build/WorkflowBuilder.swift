@@ -24,8 +24,9 @@ final class WorkflowBuilder: @unchecked Sendable {
         var concurrencyCategory: String
         /// Where the run's commands register their process groups.
         var processGroups: ProcessGroups
-        /// With `--fail-fast`: set when the run stops.
-        var failFast: FailFastStop? = nil
+        /// With `--fail-fast`, or `always` steps that must run after an interrupt: set when the
+        /// run stops early.
+        var stop: RunStop? = nil
         /// For incremental runs: the cache, and the steps it knows.
         var incremental: Incremental? = nil
     }
@@ -298,7 +299,7 @@ final class WorkflowBuilder: @unchecked Sendable {
         environment["PROCFLOW_STEP"] = step.id
         let command: ShellProcedure.Command
         switch shell.command {
-        case .script(let script): command = .script(script)
+        case .script(let script): command = .script(script, interpreter: shell.interpreter)
         case .argv(let argv): command = .argv(argv)
         }
         let id = step.id
@@ -390,8 +391,8 @@ final class WorkflowBuilder: @unchecked Sendable {
             node.addCondition(condition)
             node.addObserver(ConditionCancellation(condition: condition))
         }
-        if let stop = settings.failFast, !step.always, step.kind.isLeaf {
-            node.addCondition(FailFastCondition(stop))
+        if let stop = settings.stop, !step.always, step.kind.isLeaf {
+            node.addCondition(RunStopCondition(stop))
         }
         if let readiness { node.addCondition(readiness) }
         for category in step.mutex {
@@ -411,7 +412,7 @@ final class WorkflowBuilder: @unchecked Sendable {
         let own = Set(step.dependsOn.map(\.id) + (forEach.listWire.map { [$0.from.id] } ?? []))
         let dependencies = dependenciesToCheck(step).filter { own.contains($0.id) }
         if !dependencies.isEmpty { node.addCondition(DependencyOutcomeCondition(dependencies)) }
-        if let stop = settings.failFast { node.addCondition(FailFastCondition(stop)) }
+        if let stop = settings.stop { node.addCondition(RunStopCondition(stop)) }
     }
 
     /// The steps whose outcome decides whether `step` may run, in the order the file names them.

@@ -142,8 +142,11 @@ struct IncrementalStep: Sendable {
         writer.write("shell")
         switch shell.command {
         case .script(let script):
+            // The whole argv: `-e` came in with it, so steps recorded without it run again.
             writer.write("run")
-            writer.write(script)
+            for argument in shell.interpreter.arguments(running: script, shHasPipefail: false) {
+                writer.write(argument)
+            }
         case .argv(let argv):
             writer.write("argv")
             writer.write(UInt32(argv.count))

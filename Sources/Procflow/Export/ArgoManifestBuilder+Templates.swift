@@ -99,7 +99,9 @@ extension ArgoManifestBuilder {
         }
         let words: [String]
         switch shell.command {
-        case .script(let script): words = ["/bin/sh", "-c", script]
+        case .script(let script):
+            // The image's /bin/sh is unknown: -e, but pipefail only where the step asks for bash.
+            words = shell.interpreter.arguments(running: script, shHasPipefail: false)
         case .argv(let argv): words = argv
         }
         if words.contains(where: { $0.contains("{{") }) {

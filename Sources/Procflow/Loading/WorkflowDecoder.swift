@@ -21,8 +21,8 @@ struct WorkflowDecoder {
     ]
     static let kindFields: [String: [String]] = [
         "shell": [
-            "run", "argv", "cwd", "env", "inputs", "output", "image", "sources", "generates",
-            "depfile", "cache",
+            "run", "argv", "shell", "cwd", "env", "inputs", "output", "image", "sources",
+            "generates", "depfile", "cache",
         ],
         "http": ["url", "method", "headers", "body", "expect", "output", "cache"],
         "file": [
@@ -531,9 +531,50 @@ struct WorkflowDecoder {
             }
         }
         let output = object.choice("output", of: OutputFormat.self) ?? .none
+        let interpreter = decodeInterpreter(&object, for: command)
         guard let command else { return nil }
         return Shell(
-            command: command, cwd: cwd, environment: environment, inputs: inputs, output: output)
+            command: command, interpreter: interpreter ?? .sh, cwd: cwd,
+            environment: environment, inputs: inputs, output: output)
+    }
+
+    /// The `shell` field: `"sh"`, `"bash"`, `"python3"`, or an argv the script is appended to.
+    private func decodeInterpreter(_ object: inout ObjectReader, for command: Shell.Command?)
+        -> Shell.Interpreter?
+    {
+        guard let (node, pointer) = object.node("shell") else { return nil }
+        if case .argv = command {
+            report.error(
+                "\"shell\" runs a \"run\" script; \"argv\" runs its program without one",
+                at: node.offset, pointer)
+            return nil
+        }
+        let names = ["sh", "bash", "python3"]
+        switch node.value {
+        case .string("sh"): return .sh
+        case .string("bash"): return .bash
+        case .string("python3"): return .python3
+        case .string(let name):
+            report.error(
+                "unknown shell \"\(name)\": expected \"sh\", \"bash\", \"python3\", or a command such as [\"pwsh\", \"-Command\"] that the script is appended to\(Suggestion.hint(for: name, in: names))",
+                at: node.offset, pointer)
+        case .array(let items):
+            let words = items.compactMap { item -> String? in
+                if case .string(let word) = item.value { return word }
+                return nil
+            }
+            if words.count == items.count, let first = words.first, !first.isEmpty {
+                return .command(words)
+            }
+            report.error(
+                "expected a command as an array of strings starting with a program, such as [\"pwsh\", \"-Command\"]",
+                at: node.offset, pointer)
+        default:
+            report.error(
+                "expected \"sh\", \"bash\", \"python3\" or an array of strings, found \(node.typeDescription)",
+                at: node.offset, pointer)
+        }
+        return nil
     }
 
     private func decodeHTTP(_ object: inout ObjectReader) -> HTTP? {

@@ -72,6 +72,8 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
             console.write("\(id): skipped: \(reason)\n")
         case .stepRetried(let attempt, let total, let reason, _):
             console.write("\(id): attempt \(attempt) of \(total) after: \(reason)\n")
+        case .workflowInterrupted:
+            console.write((event.kind.interruptionNotice ?? "") + "\n")
         case .workflowFinished(let summary):
             console.write(TerminalReporter.summaryTable(summary, style: style))
         }

@@ -19,6 +19,7 @@ import Foundation
 /// | `step.skipped` | `reason` |
 /// | `step.retried` | `attempt` (the next), `attempts`, `reason`, `duration` (of the failed attempt) |
 /// | `step.cancelled` | `reason`, `duration` (if it had started) |
+/// | `workflow.interrupted` | `signal`, `commands` (still running), `alwaysSteps` (left to run), `gracePeriod` (seconds they have) |
 /// | `workflow.finished` | `workflow`, `result` (`succeeded`, `failed`, `interrupted`), `signal` (if interrupted), `duration`, `steps` (`id`, `status`, `duration`, `reason` each) |
 public final class JSONEventReporter: Reporter, @unchecked Sendable {
     // @unchecked Sendable: the runner calls `report` one event at a time; `formatter` is only
@@ -93,6 +94,15 @@ public final class JSONEventReporter: Reporter, @unchecked Sendable {
             var fields: JSONWriter.Object = [("reason", .string(reason))]
             if let duration { fields.append(("duration", .number(rounded(duration)))) }
             text = line("step.cancelled", fields)
+        case .workflowInterrupted(let signal, let commands, let alwaysSteps, let grace):
+            text = line(
+                "workflow.interrupted",
+                [
+                    ("signal", .string(SignalName.names[signal] ?? "\(signal)")),
+                    ("commands", .number(Double(commands))),
+                    ("alwaysSteps", .number(Double(alwaysSteps))),
+                    ("gracePeriod", .number(grace)),
+                ])
         case .workflowFinished(let summary):
             var fields: JSONWriter.Object = [("workflow", .string(summary.name))]
             switch summary.result {

@@ -124,7 +124,7 @@ struct RunRecord {
         }
         guard let position = positions[id] ?? added(id, path: event.path) else { return }
         switch event.kind {
-        case .workflowStarted, .workflowFinished:
+        case .workflowStarted, .workflowInterrupted, .workflowFinished:
             break
         case .stepStarted(let attempt, let total):
             steps[position].status = .running

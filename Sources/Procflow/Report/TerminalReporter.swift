@@ -96,7 +96,8 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             panel!.runningOrder.removeAll { $0 == id }
             panel!.done += 1
             panel!.estimate?.finished(id, at: event.time)
-        case .stepOutput, .stepWaited, .stepRetried, .stepExplained, .workflowFinished:
+        case .stepOutput, .stepWaited, .stepRetried, .stepExplained, .workflowInterrupted,
+            .workflowFinished:
             break
         }
     }
@@ -148,6 +149,8 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
                 + style.yellow("↻ attempt \(attempt) of \(total) after: \(reason)") + "\n"
         case .stepCancelled(let reason, _):
             return "\(prefix(id)) " + style.red("✗ cancelled: \(reason)") + "\n"
+        case .workflowInterrupted:
+            return style.yellow(event.kind.interruptionNotice ?? "") + "\n"
         case .workflowFinished(let summary):
             return Self.summaryTable(summary, style: style)
         }

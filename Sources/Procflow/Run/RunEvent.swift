@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Something that happened during a run, for the reporters.
 public struct RunEvent: Sendable {
     /// What happened.
@@ -24,6 +30,11 @@ public struct RunEvent: Sendable {
         /// follows.
         case stepRetried(attempt: Int, of: Int, reason: String, duration: TimeInterval)
         case stepCancelled(reason: String, duration: TimeInterval?)
+        /// procflow received `signal`: it waits up to `gracePeriod` seconds for `commands`
+        /// commands to exit and `alwaysSteps` clean-up steps to run, unless a second signal
+        /// kills them.
+        case workflowInterrupted(
+            signal: Int32, commands: Int, alwaysSteps: Int, gracePeriod: TimeInterval)
         case workflowFinished(RunSummary)
     }
 
@@ -42,5 +53,20 @@ public struct RunEvent: Sendable {
         self.step = step
         self.path = path
         self.kind = kind
+    }
+}
+
+extension RunEvent.Kind {
+    /// What a reporter says of an interrupt: "procflow: interrupted by SIGINT (2); waiting up
+    /// to 5 s for 3 commands to exit; Ctrl-C again to kill them"; `nil` for other events.
+    var interruptionNotice: String? {
+        guard case .workflowInterrupted(let signal, let commands, let alwaysSteps, let grace) = self
+        else { return nil }
+        var waits: [String] = []
+        if commands > 0 { waits.append("\(plural(commands, "command")) to exit") }
+        if alwaysSteps > 0 { waits.append("\(plural(alwaysSteps, "always step")) to run") }
+        let again = signal == SIGINT ? "Ctrl-C again" : "\(SignalName.names[signal] ?? "it") again"
+        return
+            "procflow: interrupted by \(SignalName.describe(signal)); waiting up to \(formatDuration(grace)) for \(waits.joined(separator: " and ")); \(again) to kill them"
     }
 }

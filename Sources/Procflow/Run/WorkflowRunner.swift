@@ -79,6 +79,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         var root: StepGroupProcedure?
         var interrupted: Int32?
         var failedFast = false
+        /// The run has ended: nothing is left to kill.
+        var finished = false
         /// A second signal asked for everything to be killed at once.
         var killed = false
         /// The steps made as the run went (a forEach's instances), by the id of the step they
@@ -94,8 +96,10 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private let reporters: [any Reporter]
     private let state = Locked(State())
     private let reporting = Locked(())
-    /// Set when `--fail-fast` stops the run.
-    private let failFastStop = FailFastStop()
+    /// Set when `--fail-fast`, or an interrupt in a workflow with `always` steps, stops the run.
+    private let runStop = RunStop()
+    /// Whether some step is `always`: then an interrupt leaves those to run.
+    private let hasAlwaysSteps: Bool
     /// Steps in file order, depth first, for the summary.
     private let order: [String]
     /// Every step with where it stands, in file order, depth first.
@@ -133,6 +137,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         }
         self.nestedSteps = nestedSteps
         self.order = order
+        hasAlwaysSteps = nestedSteps.contains { $0.step.always }
         state.withLock { $0.records = records }
         let number = Self.runCount.wrappingAdd(1, ordering: .relaxed).newValue
         runID = [options.environment["PROCFLOW_RUN_ID"], "\(getpid())-\(number)"]
@@ -170,7 +175,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
                 environment: environment, directory: directory, gracePeriod: options.gracePeriod,
                 captureLimit: options.captureLimit, maxConcurrent: max(1, options.maxConcurrent),
                 concurrencyCategory: "procflow.run.\(runID)", processGroups: processGroups,
-                failFast: options.failFast ? failFastStop : nil,
+                stop: options.failFast || hasAlwaysSteps ? runStop : nil,
                 incremental: options.cache.map { cache in
                     .init(
                         context: .init(cache: cache, force: options.force, events: self),
@@ -226,6 +231,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         done.wait()
         accountForStepsThatNeverRan()
         endLeftovers()
+        state.withLock { $0.finished = true }
     }
 
     /// Settles the incremental steps found up to date before the run, putting back their
@@ -277,18 +283,50 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     }
 
     /// Cancels the run because procflow received `signal`: running commands get the signal,
-    /// then SIGKILL after the grace period.
+    /// then SIGKILL after the grace period. `always` steps still run, as after `--fail-fast`,
+    /// for as long as the grace period; then what is left is killed.
     public func interrupt(signal: Int32) {
-        let root = state.withLock { state -> StepGroupProcedure? in
-            if state.interrupted == nil { state.interrupted = signal }
-            return state.root
+        let (root, first) = state.withLock { state -> (StepGroupProcedure?, Bool) in
+            let first = state.interrupted == nil
+            if first { state.interrupted = signal }
+            return (state.root, first)
         }
-        root?.cancel(with: InterruptError(signal: signal))
+        guard first else { return }
+        // Counted before the signal reaches them: some end at once.
+        let commands = processGroups.running.count
+        let interruption = InterruptError(signal: signal)
+        var alwaysSteps = 0
+        if hasAlwaysSteps, root != nil, runStop.stop(interruption) {
+            for procedure in builder.cancellableLeaves() { procedure.cancel(with: interruption) }
+            alwaysSteps = state.withLock { state in
+                nestedSteps.filter {
+                    $0.step.always && state.records[$0.step.id].map { !$0.status.isDone } == true
+                }.count
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + options.gracePeriod) {
+                [weak self] in self?.kill()
+            }
+        } else {
+            root?.cancel(with: interruption)
+        }
+        if commands + alwaysSteps > 0 {
+            emit(
+                RunEvent(
+                    kind: .workflowInterrupted(
+                        signal: signal, commands: commands, alwaysSteps: alwaysSteps,
+                        gracePeriod: options.gracePeriod)))
+        }
     }
 
-    /// Kills every command of the run at once: a second signal's answer.
+    /// Kills every command of the run at once, and starts no other: a second signal's answer,
+    /// or the end of the grace period the `always` steps had after an interrupt.
     public func kill() {
-        state.withLock { $0.killed = true }
+        let root = state.withLock { state -> StepGroupProcedure? in
+            guard !state.finished else { return nil }
+            state.killed = true
+            return state.root
+        }
+        root?.cancel(with: InterruptError(signal: SIGKILL))
         processGroups.signalAll(SIGKILL)
     }
 
@@ -299,9 +337,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         // Commands still being torn down (a cancelled step's condition command) get the rest
         // of their grace period first: they have had their signal.
         let deadline = Date().addingTimeInterval(options.gracePeriod)
-        while !processGroups.running.isEmpty, Date() < deadline,
-            !state.withLock({ $0.killed })
-        {
+        while processGroups.anyAlive(), Date() < deadline, !state.withLock({ $0.killed }) {
             usleep(10_000)
         }
         let leftovers =
@@ -445,10 +481,10 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     }
 
     /// Cancels every step that is not `always`, leaving clean-up steps to run; steps a branch
-    /// builds later are kept from starting by their ``FailFastCondition``.
+    /// builds later are kept from starting by their ``RunStopCondition``.
     private func failFast(after id: String) {
         let cancellation = RunCancellation(message: "cancelled by --fail-fast after \(id) failed")
-        guard failFastStop.stop(cancellation) else { return }
+        guard runStop.stop(cancellation) else { return }
         state.withLock { $0.failedFast = true }
         for procedure in builder.cancellableLeaves() { procedure.cancel(with: cancellation) }
     }

@@ -38,6 +38,14 @@ public final class ProcessGroups: Sendable {
         for group in running { kill(-group, signal) }
     }
 
+    /// Whether a process of any group still running is alive (not a zombie): one reading of
+    /// the process table for all of them.
+    func anyAlive() -> Bool {
+        let groups = running.filter { kill(-$0, 0) == 0 || errno == EPERM }
+        guard !groups.isEmpty else { return false }
+        return ProcessTable.read().entries.contains { groups.contains($0.group) && !$0.isZombie }
+    }
+
     /// Whether any process of `group` is still alive. Zombies do not count: they have
     /// finished, and only wait for a parent (often init, for orphans) to reap them.
     static func isAlive(_ group: pid_t) -> Bool {

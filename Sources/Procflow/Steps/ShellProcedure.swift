@@ -7,7 +7,7 @@ import ProcedureKit
     import Musl
 #endif
 
-/// Runs a command, by `/bin/sh -c` or directly, as a procedure.
+/// Runs a command, by a shell (`/bin/sh -e -c` by default) or directly, as a procedure.
 ///
 /// The command leads its own process group. Its stdout and stderr are drained as they arrive
 /// and handed to ``Options/onOutput`` line by line. Its input, if set, is written to its stdin;
@@ -26,11 +26,12 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
 
     /// What to run.
     public enum Command: Sendable {
-        /// A script for `/bin/sh -c`.
+        /// A script for `interpreter`, which stops at its first failing line.
         ///
-        /// A script that is only words a shell would pass on unchanged (``directArguments``)
-        /// is run without the shell, as make does: the same command, one exec fewer.
-        case script(String)
+        /// A script for a shell that is only words the shell would pass on unchanged
+        /// (``directArguments``) is run without the shell, as make does: the same command, one
+        /// exec fewer.
+        case script(String, interpreter: Shell.Interpreter = .sh)
         /// A program and its arguments, run without a shell.
         case argv([String])
 
@@ -54,7 +55,9 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
         /// make it an assignment). Quotes, `$`, globs, `~`, redirections, `;`, `&`, `|`, `#`,
         /// backslashes, newlines and any other character leave it to the shell.
         public var directArguments: [String]? {
-            guard case .script(let script) = self else { return nil }
+            guard case .script(let script, let interpreter) = self,
+                interpreter.runsPlainWordsDirectly
+            else { return nil }
             for byte in script.utf8 {
                 switch byte {
                 case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
@@ -197,15 +200,16 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
             gracePeriod: options.gracePeriod, pipeGracePeriod: 0.2, groups: options.processGroups,
             onOutput: options.onOutput)
         switch command {
-        case .script(let script):
+        case .script(let script, let interpreter):
             if let words = command.directArguments {
                 launch.executable = words[0]
                 launch.arguments = words
                 // Not found, not executable, a script without #!: the shell's way, errors too.
                 if (try? start(launch)) != nil { return }
-                launch.executable = "/bin/sh"
             }
-            launch.arguments = ["/bin/sh", "-c", script]
+            launch.arguments = interpreter.arguments(
+                running: script, shHasPipefail: Self.shHasPipefail)
+            launch.executable = launch.arguments[0]
         case .argv(let argv):
             launch.executable = argv[0]
             launch.arguments = argv
@@ -216,6 +220,22 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
             finish(withResult: .failure(error))
         }
     }
+
+    /// Whether `/bin/sh` has `set -o pipefail` (dash, Debian's, has not): asked once, of
+    /// `/bin/sh` itself, spawned and waited for here (not through a run, whose thread may be
+    /// the one asking).
+    static let shHasPipefail: Bool = {
+        let arguments = CStringArray(
+            ["/bin/sh", "-c", "set -o pipefail 2>/dev/null"].map { ($0, nil) })
+        defer { arguments.deallocate() }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/bin/sh", nil, nil, arguments.pointers, environ) == 0 else {
+            return false
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        return status == 0
+    }()
 
     private func start(_ launch: ProcessRun.Launch) throws(StepError) {
         let run = try ProcessRun.start(launch) { [self] outcome in processDidEnd(outcome) }

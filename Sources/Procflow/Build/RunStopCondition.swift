@@ -1,15 +1,15 @@
 import ProcedureKit
 
-/// Keeps a step that is not `always` from starting once `--fail-fast` has stopped the run
+/// Keeps a step that is not `always` from starting once the run has stopped early
 /// (steps already built are cancelled directly; this catches those a branch builds later).
-final class FailFastCondition: Condition, @unchecked Sendable {
+final class RunStopCondition: Condition, @unchecked Sendable {
     // @unchecked Sendable: every stored property is a constant.
-    private let stop: FailFastStop
+    private let stop: RunStop
 
-    init(_ stop: FailFastStop) {
+    init(_ stop: RunStop) {
         self.stop = stop
         super.init()
-        name = "fail-fast"
+        name = "run stop"
     }
 
     override func evaluate(
