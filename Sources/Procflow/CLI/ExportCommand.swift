@@ -1,4 +1,4 @@
-/// `procflow export FILE --to argo`: prints the workflow as a manifest another engine runs.
+/// `procflow export FILE --to ENGINE`: prints the workflow as a document another engine runs.
 struct ExportCommand: ParsableCommand {
     enum Option: String, CommandOption {
         case to
@@ -11,8 +11,12 @@ struct ExportCommand: ParsableCommand {
             switch self {
             case .to:
                 return .value(
-                    rawValue, "engine", help: "The engine to export to (required).",
-                    choices: ["argo"])
+                    rawValue, "engine",
+                    help:
+                        "The engine to export to (required): "
+                        + ExportTargets.all.map { "\($0.name), \($0.summary)" }.joined(
+                            separator: "; ") + ".",
+                    choices: ExportTargets.all.map(\.name))
             case .image:
                 return .value(
                     rawValue, "image",
@@ -46,37 +50,41 @@ struct ExportCommand: ParsableCommand {
     static let arguments = [WorkflowArguments.fileArgument]
 
     let workflow: WorkflowArguments
-    let options: ArgoExportOptions
-    let yaml: Bool
+    let target: any ExportTarget
+    let settings: ExportSettings
 
     init(_ arguments: ParsedArguments<Option>) throws(ArgumentError) {
         workflow = try WorkflowArguments(
             file: arguments.positionals[0], variables: arguments.values(.variable))
-        guard arguments.value(.to) != nil else {
-            throw ArgumentError(message: "Missing '--to <engine>': the engine to export to (argo)")
+        // The parser has checked the name against the targets' names.
+        guard let name = arguments.value(.to), let target = ExportTargets.named(name) else {
+            throw ArgumentError(
+                message:
+                    "Missing '--to <engine>': the engine to export to (\(ExportTargets.all.map(\.name).joined(separator: ", ")))"
+            )
         }
-        options = ArgoExportOptions(
+        self.target = target
+        settings = ExportSettings(
             image: arguments.value(.image),
             procflowImage: arguments.value(.procflowImage) ?? Self.defaultProcflowImage,
-            environment: [:])
-        yaml = arguments.isSet(.yaml)
+            yaml: arguments.isSet(.yaml), environment: [:])
     }
 
     func run(console: Console) -> Int32 {
         guard let (loaded, source) = workflow.loadWithBytes(console: console) else {
             return CommandLineTool.ExitStatus.usage
         }
-        var options = options
-        options.environment = console.environment
-        do {
-            let export = try ArgoExporter.export(loaded, options: options, source: source)
-            for warning in export.warnings {
+        var settings = settings
+        settings.environment = console.environment
+        switch target.export(loaded, settings: settings, source: source) {
+        case .success(let document):
+            for warning in document.warnings {
                 console.writeError("warning: \(warning.escapingControlCharacters)\n")
             }
-            console.write(yaml ? export.manifest.yaml : export.manifest.json)
+            console.write(document.text)
             return CommandLineTool.ExitStatus.success
-        } catch {
-            console.writeError(error.report(file: workflow.file, colored: console.colorsErrors))
+        case .failure(let failure):
+            console.writeError(failure.report(file: workflow.file, colored: console.colorsErrors))
             return CommandLineTool.ExitStatus.usage
         }
     }

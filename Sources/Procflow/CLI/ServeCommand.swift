@@ -65,7 +65,7 @@ struct ServeCommand: ParsableCommand {
         }
         if let path = portFile {
             do {
-                try FileProcedure.writeAtomically(Array("\(server.port)\n".utf8), to: path)
+                try POSIXIO.writeAtomically(Array("\(server.port)\n".utf8), to: path)
             } catch {
                 console.writeError("error: \(error.message)\n")
                 return CommandLineTool.ExitStatus.failure

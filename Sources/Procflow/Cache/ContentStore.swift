@@ -83,7 +83,7 @@ struct ContentStore: Sendable {
             touch(destination)
             return stored
         }
-        guard FileSystem.makeDirectories(directory, mode: StateDirectory.directoryMode),
+        guard POSIXIO.makeDirectories(directory, mode: StateDirectory.directoryMode),
             rename(temporary.path, destination) == 0
         else {
             throw problem("cannot store \(path) in \(directory)")
@@ -104,7 +104,7 @@ struct ContentStore: Sendable {
         guard input >= 0 else { throw problem("cannot read \(source)") }
         defer { close(input) }
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        guard FileSystem.makeDirectories(folder) else {
+        guard POSIXIO.makeDirectories(folder) else {
             throw problem("cannot create the directory \(folder)")
         }
         let temporary =
@@ -140,7 +140,7 @@ struct ContentStore: Sendable {
     }
 
     private func makeTemporary() throws(CacheProblem) -> (path: String, descriptor: Int32) {
-        guard FileSystem.makeDirectories(temporaryDirectory, mode: StateDirectory.directoryMode)
+        guard POSIXIO.makeDirectories(temporaryDirectory, mode: StateDirectory.directoryMode)
         else {
             throw problem("cannot create \(temporaryDirectory)")
         }

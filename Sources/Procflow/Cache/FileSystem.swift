@@ -150,14 +150,6 @@ enum FileSystem {
         return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 
-    /// Creates `path` and its missing parents.
-    static func makeDirectories(_ path: String, mode: mode_t = 0o755) -> Bool {
-        if mkdir(path, mode) == 0 || errno == EEXIST { return true }
-        guard errno == ENOENT, let slash = path.lastIndex(of: "/"), slash != path.startIndex
-        else { return false }
-        return makeDirectories(String(path[..<slash]), mode: mode)
-            && (mkdir(path, mode) == 0 || errno == EEXIST)
-    }
 }
 
 extension FileStatus {

@@ -124,7 +124,7 @@ public struct StateDirectory: Sendable {
     /// - Throws: a ``CacheProblem`` if it cannot be created.
     func prepare() throws(CacheProblem) {
         if FileSystem.exists(path + "/.gitignore") { return }
-        guard FileSystem.makeDirectories(path, mode: Self.directoryMode),
+        guard POSIXIO.makeDirectories(path, mode: Self.directoryMode),
             FileSystem.isDirectory(path)
         else {
             throw CacheProblem(
@@ -135,41 +135,19 @@ public struct StateDirectory: Sendable {
         try? Self.write(Array("*\n".utf8), to: path + "/.gitignore", temporary: temporary)
     }
 
-    /// Writes `bytes` to a temporary file in `temporary`, then renames it to `destination`.
+    /// Writes `bytes` to a temporary file in `temporary`, then renames it to `destination`,
+    /// private to the user.
     ///
     /// - Throws: a ``CacheProblem`` naming the file and the reason.
     static func write(_ bytes: [UInt8], to destination: String, temporary: String)
         throws(CacheProblem)
     {
-        let folder = String(
-            destination[..<(destination.lastIndex(of: "/") ?? destination.startIndex)])
-        guard FileSystem.makeDirectories(temporary, mode: directoryMode),
-            FileSystem.makeDirectories(folder, mode: directoryMode)
-        else {
-            throw CacheProblem(
-                message: "cannot write \(destination): \(String(cString: strerror(errno)))")
-        }
-        let name = "\(temporary)/\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        let descriptor = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
-        guard descriptor >= 0 else {
-            throw CacheProblem(
-                message: "cannot write \(destination): \(String(cString: strerror(errno)))")
-        }
-        var failure: String?
-        bytes.withUnsafeBytes { buffer in
-            do throws(POSIXIO.Failure) {
-                try POSIXIO.write(buffer, to: descriptor)
-            } catch {
-                failure = error.message
-            }
-        }
-        close(descriptor)
-        if failure == nil, rename(name, destination) != 0 {
-            failure = String(cString: strerror(errno))
-        }
-        if let failure {
-            unlink(name)
-            throw CacheProblem(message: "cannot write \(destination): \(failure)")
+        do {
+            try POSIXIO.writeAtomically(
+                bytes, to: destination, mode: fileMode, directoryMode: directoryMode,
+                temporaryDirectory: temporary, sync: false)
+        } catch {
+            throw CacheProblem(message: error.message)
         }
     }
 }

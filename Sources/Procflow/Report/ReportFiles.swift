@@ -38,7 +38,7 @@ final class ReportFiles: Reporter, @unchecked Sendable {
         guard case .workflowFinished = event.kind else { return }
         for (format, path) in files {
             do {
-                try FileProcedure.writeAtomically(Array(format.render(record).utf8), to: path)
+                try POSIXIO.writeAtomically(Array(format.render(record).utf8), to: path)
             } catch {
                 problems.append("the \(format.rawValue) report was not written: \(error.message)")
             }

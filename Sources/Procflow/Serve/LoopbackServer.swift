@@ -156,7 +156,7 @@ public final class LoopbackServer: @unchecked Sendable {
             connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard let request = Request.read(from: connection) else { return }
         let (status, contentType, body, stopAfter) = answer(request)
-        var head = "HTTP/1.1 \(status) \(HTTPProcedure.reasons[status] ?? "Status")\r\n"
+        var head = "HTTP/1.1 \(status) \(HTTPStatus.reasons[status] ?? "Status")\r\n"
         head +=
             "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         var bytes = Array(head.utf8)

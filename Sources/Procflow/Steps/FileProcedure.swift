@@ -132,54 +132,17 @@ public final class FileProcedure: Procedure, InputProcedure, OutputProcedure, @u
         }
     }
 
-    /// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
+    /// Writes `bytes` to `path` atomically (``POSIXIO/writeAtomically(_:to:mode:directoryMode:temporaryDirectory:sync:isCancelled:)``).
     ///
-    /// - Throws: a ``StepError`` naming the path and the reason; the temporary file is
-    ///   removed, and `path` is untouched.
-    public static func writeAtomically(
-        _ bytes: [UInt8], to path: String, isCancelled: () -> Bool = { false }
+    /// - Throws: a ``StepError`` naming the path and the reason; `path` is untouched.
+    private static func writeAtomically(
+        _ bytes: [UInt8], to path: String, isCancelled: () -> Bool
     ) throws(StepError) {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
         do {
-            try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true)
+            try POSIXIO.writeAtomically(bytes, to: path, isCancelled: isCancelled)
         } catch {
-            throw StepError(.file, "cannot create the directory \(directory): \(reason(of: error))")
+            throw StepError(.file, error.message)
         }
-        let temporary =
-            "\(directory)/.\(url.lastPathComponent).procflow-\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw StepError(.file, "cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        var failure: String?
-        bytes.withUnsafeBytes { buffer in
-            do throws(POSIXIO.Failure) {
-                try POSIXIO.write(buffer, to: descriptor, isCancelled: isCancelled)
-            } catch {
-                failure = error.message
-            }
-        }
-        if failure == nil, fsync(descriptor) != 0 { failure = POSIXIO.Failure.current.message }
-        close(descriptor)
-        if failure == nil, rename(temporary, path) != 0 {
-            failure = String(cString: strerror(errno))
-        }
-        if let failure {
-            unlink(temporary)
-            throw StepError(.file, "cannot write \(path): \(failure)")
-        }
-    }
-
-    private static func reason(of error: any Error) -> String {
-        if let cocoa = error as? CocoaError,
-            let underlying = cocoa.userInfo[NSUnderlyingErrorKey] as? NSError,
-            underlying.domain == NSPOSIXErrorDomain
-        {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return error.localizedDescription
     }
 
     // MARK: - Templates

@@ -75,18 +75,6 @@ public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @u
         state.withLock { $0.cancelRequest }?()
     }
 
-    /// Reason phrases of the statuses people meet most (FoundationNetworking has the full list,
-    /// but is not loaded here).
-    static let reasons: [Int: String] = [
-        200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 301: "Moved Permanently",
-        302: "Found", 304: "Not Modified", 307: "Temporary Redirect", 308: "Permanent Redirect",
-        400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-        405: "Method Not Allowed", 408: "Request Timeout", 409: "Conflict", 410: "Gone",
-        413: "Content Too Large", 415: "Unsupported Media Type", 422: "Unprocessable Content",
-        429: "Too Many Requests", 500: "Internal Server Error", 501: "Not Implemented",
-        502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",
-    ]
-
     private func received(_ response: HTTPResponse) {
         let accepted =
             request.expect.isEmpty
@@ -95,7 +83,7 @@ public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @u
             var excerpt = String(decoding: response.body.prefix(200), as: UTF8.self)
                 .replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
             if response.body.count > 200 { excerpt += "…" }
-            let reason = Self.reasons[response.status].map { " \($0)" } ?? ""
+            let reason = HTTPStatus.reasons[response.status].map { " \($0)" } ?? ""
             var message = "\(request.method) \(request.url) answered \(response.status)\(reason)"
             if !excerpt.isEmpty { message += ": \(excerpt)" }
             return finish(withResult: .failure(StepError(.httpStatus(response.status), message)))
