@@ -146,7 +146,7 @@ struct ReliabilityTests {
     }
 
     @Test func anExitStatusThatCannotBeReadIsAFailure() {
-        let outcome = ProcessRun.Outcome(
+        let outcome = CommandOutcome(
             termination: .unknown("waitpid failed: No child processes"), captured: [],
             captureExceeded: false, stderrTail: [])
         let result = ShellProcedure.result(of: outcome, output: .text, captureLimit: 1 << 20)
@@ -161,10 +161,10 @@ struct ReliabilityTests {
     }
 
     @Test(arguments: [
-        (Int32(0), ProcessRun.Termination.exited(0)), (3 << 8, .exited(3)), (9, .signaled(9)),
+        (Int32(0), CommandOutcome.Termination.exited(0)), (3 << 8, .exited(3)), (9, .signaled(9)),
         (0x137F, .unknown("it was stopped, not ended (wait status 4991)")),
     ])
-    func waitStatusesAreReadAsTheyAre(status: Int32, termination: ProcessRun.Termination) {
+    func waitStatusesAreReadAsTheyAre(status: Int32, termination: CommandOutcome.Termination) {
         #expect(ProcessWatch.termination(fromWaitStatus: status) == termination)
     }
 

@@ -26,7 +26,7 @@ final class ConditionCommand: Sendable {
         let left = deadline.map { $0.timeIntervalSinceNow }
         if let left, left <= 0 { return completion(.failure(timedOut())) }
         if state.withLock({ $0.cancelled != nil }) { return completion(.success(false)) }
-        let launch = ProcessRun.Launch(
+        let launch = CommandLaunch(
             executable: "/bin/sh",
             arguments: Shell.Interpreter.sh.arguments(
                 running: script, shHasPipefail: ShellProcedure.shHasPipefail),
@@ -65,7 +65,7 @@ final class ConditionCommand: Sendable {
         run?.terminate(signal: signal, gracePeriod: settings.gracePeriod)
     }
 
-    private func result(of outcome: ProcessRun.Outcome, timedOut: Bool) -> ConditionResult {
+    private func result(of outcome: CommandOutcome, timedOut: Bool) -> ConditionResult {
         if timedOut { return .failure(self.timedOut()) }
         switch outcome.termination {
         case .exited(let code): return .success(code == 0)

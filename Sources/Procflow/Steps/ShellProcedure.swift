@@ -102,6 +102,8 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
         /// Called with each batch of complete lines, on an arbitrary thread, in order per
         /// stream.
         public var onOutput: (@Sendable (Stream, [Substring]) -> Void)?
+        /// Where the command runs: this machine by default.
+        var executor: any CommandExecutor = LocalExecutor()
 
         /// Options; by default procflow's environment, no output, a 16 MiB capture limit, a 5 s
         /// grace period, the shared process-group registry.
@@ -142,7 +144,7 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
     private struct State {
         var input: Pending<JSONValue> = .pending
         var output: Pending<ProcedureResult<JSONValue>> = .pending
-        var run: ProcessRun?
+        var run: (any RunningCommand)?
     }
 
     /// What it runs.
@@ -185,7 +187,7 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
 
     /// The process group of the running command, if it is running.
     public var processGroup: pid_t? {
-        state.withLock { $0.run?.pid }
+        state.withLock { $0.run?.processGroup }
     }
 
     public override func execute() {
@@ -193,7 +195,7 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
         var environment = options.environment
         let wired = environmentInputs.all
         if !wired.isEmpty { environment.merge(wired) { _, wired in wired } }
-        var launch = ProcessRun.Launch(
+        var launch = CommandLaunch(
             executable: "/bin/sh", arguments: [], environment: environment,
             workingDirectory: options.workingDirectory, stdin: input.map { Array($0.text.utf8) },
             captureStdout: options.output != .none, captureLimit: options.captureLimit,
@@ -201,7 +203,7 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
             onOutput: options.onOutput)
         switch command {
         case .script(let script, let interpreter):
-            if let words = command.directArguments {
+            if let words = command.directArguments, options.executor.spawnsLocally {
                 launch.executable = words[0]
                 launch.arguments = words
                 // Not found, not executable, a script without #!: the shell's way, errors too.
@@ -237,8 +239,8 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
         return status == 0
     }()
 
-    private func start(_ launch: ProcessRun.Launch) throws(StepError) {
-        let run = try ProcessRun.start(launch) { [self] outcome in processDidEnd(outcome) }
+    private func start(_ launch: CommandLaunch) throws(StepError) {
+        let run = try options.executor.start(launch) { [self] outcome in processDidEnd(outcome) }
         state.withLock { $0.run = run }
     }
 
@@ -258,7 +260,7 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
         return nil
     }
 
-    private func processDidEnd(_ outcome: ProcessRun.Outcome) {
+    private func processDidEnd(_ outcome: CommandOutcome) {
         finish(
             withResult: Self.result(
                 of: outcome, output: options.output, captureLimit: options.captureLimit))
@@ -267,7 +269,7 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
     /// What a command's end makes of the procedure: its output, or why it failed. Only an
     /// exit with status 0 succeeds.
     static func result(
-        of outcome: ProcessRun.Outcome, output: OutputFormat, captureLimit: Int
+        of outcome: CommandOutcome, output: OutputFormat, captureLimit: Int
     ) -> ProcedureResult<JSONValue> {
         let tail = outcome.stderrTail
         if outcome.captureExceeded {

@@ -28,43 +28,6 @@ final class ProcessRun: @unchecked Sendable {
     // @unchecked Sendable: what changes lives in `state`, a `Locked` mutex; everything else is
     // constant or used only by the run's own thread.
 
-    /// How a command ended.
-    enum Termination: Equatable, Sendable {
-        case exited(Int32)
-        case signaled(Int32)
-        /// Its exit status could not be read, for the reason given. Never a success.
-        case unknown(String)
-    }
-
-    struct Outcome: Sendable {
-        var termination: Termination
-        /// Stdout, if it was captured and stayed under the limit.
-        var captured: [UInt8]
-        var captureExceeded: Bool
-        /// The last lines written to stderr.
-        var stderrTail: [String]
-    }
-
-    /// How a run is started.
-    struct Launch {
-        var executable: String
-        /// The arguments, the program name first.
-        var arguments: [String]
-        var environment: [String: String]
-        var workingDirectory: String?
-        var stdin: [UInt8]?
-        /// Whether to keep stdout, up to `captureLimit` bytes.
-        var captureStdout: Bool
-        var captureLimit: Int
-        /// How long leftovers get between SIGTERM and SIGKILL once the command has exited.
-        var gracePeriod: TimeInterval
-        /// How long to wait, after the command exits, for pipes that its leftovers hold open.
-        var pipeGracePeriod: TimeInterval
-        /// Where the command's process group is registered while it may hold processes.
-        var groups: ProcessGroups = .shared
-        var onOutput: (@Sendable (ShellProcedure.Stream, [Substring]) -> Void)?
-    }
-
     /// What is known of the command's process group.
     private struct State {
         /// The leader has exited and been reaped: its pid may be reused once the group is empty.
@@ -77,7 +40,7 @@ final class ProcessRun: @unchecked Sendable {
     }
 
     let pid: pid_t
-    private let launch: Launch
+    private let launch: CommandLaunch
     private let state = Locked(State())
 
     /// The stderr lines kept for failure reports.
@@ -94,14 +57,14 @@ final class ProcessRun: @unchecked Sendable {
         watched.withLock { $0.contains(pid) }
     }
 
-    private init(pid: pid_t, launch: Launch) {
+    private init(pid: pid_t, launch: CommandLaunch) {
         self.pid = pid
         self.launch = launch
     }
 
     /// Spawns the command and starts watching it; `completion` is called once, on the run's
     /// thread, when the run is over.
-    static func start(_ launch: Launch, completion: @escaping @Sendable (Outcome) -> Void)
+    static func start(_ launch: CommandLaunch, completion: @escaping @Sendable (CommandOutcome) -> Void)
         throws(StepError)
         -> ProcessRun
     {
@@ -174,7 +137,7 @@ final class ProcessRun: @unchecked Sendable {
     // MARK: - The run's thread
 
     /// Watches the command until the run is over, then calls `completion`.
-    private func watch(stdout: Int32, stderr: Int32, completion: @Sendable (Outcome) -> Void) {
+    private func watch(stdout: Int32, stderr: Int32, completion: @Sendable (CommandOutcome) -> Void) {
         var watcher = ProcessWatch(run: self, launch: launch, stdout: stdout, stderr: stderr)
         let outcome = watcher.watch()
         // This thread is done once the completion returns: work the completion readies (the

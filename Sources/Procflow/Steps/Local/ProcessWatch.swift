@@ -24,7 +24,7 @@ struct ProcessWatch: ~Copyable {
     private static let streams: [ShellProcedure.Stream] = [.stdout, .stderr]
 
     private let run: ProcessRun
-    private let launch: ProcessRun.Launch
+    private let launch: CommandLaunch
     /// stdout, stderr and the pidfd (-1 until opened, and once closed).
     private var descriptors: [pollfd]
     private var pidfdOpened = false
@@ -33,14 +33,14 @@ struct ProcessWatch: ~Copyable {
     /// Not zeroed: only what read(2) fills is ever looked at.
     private let buffer = UnsafeMutableRawBufferPointer.allocate(
         byteCount: 64 * 1024, alignment: 16)
-    private var termination: ProcessRun.Termination?
+    private var termination: CommandOutcome.Termination?
     /// Once the command has exited: when to stop reading pipes that leftovers hold open.
     private var giveUpReading: Date?
     private var captured: [UInt8] = []
     private var captureExceeded = false
     private var stderrTail = RingBuffer<String>()
 
-    init(run: ProcessRun, launch: ProcessRun.Launch, stdout: Int32, stderr: Int32) {
+    init(run: ProcessRun, launch: CommandLaunch, stdout: Int32, stderr: Int32) {
         self.run = run
         self.launch = launch
         descriptors = [
@@ -56,7 +56,7 @@ struct ProcessWatch: ~Copyable {
     }
 
     /// Watches until the run is over; returns how it went.
-    mutating func watch() -> ProcessRun.Outcome {
+    mutating func watch() -> CommandOutcome {
         while termination == nil || isOpen(Self.stdoutIndex) || isOpen(Self.stderrIndex) {
             if termination == nil, !isOpen(Self.stdoutIndex), !isOpen(Self.stderrIndex) {
                 reap(blocking: true)  // nothing left to read: only the exit to wait for
@@ -82,7 +82,7 @@ struct ProcessWatch: ~Copyable {
         for index in [Self.stdoutIndex, Self.stderrIndex] where isOpen(index) {
             close(stream: index)
         }
-        return ProcessRun.Outcome(
+        return CommandOutcome(
             termination: termination ?? .unknown("it was not seen to exit"), captured: captured,
             captureExceeded: captureExceeded, stderrTail: Array(stderrTail))
     }
@@ -179,7 +179,7 @@ struct ProcessWatch: ~Copyable {
     }
 
     /// What a wait status from waitpid(2) says of how the process ended.
-    static func termination(fromWaitStatus status: Int32) -> ProcessRun.Termination {
+    static func termination(fromWaitStatus status: Int32) -> CommandOutcome.Termination {
         let signal = status & 0x7F
         if signal == 0 { return .exited((status >> 8) & 0xFF) }
         if signal != 0x7F { return .signaled(signal) }

@@ -10,7 +10,7 @@ import Foundation
 extension ProcessRun {
     /// Starts the command as the leader of a new process group, its standard streams on
     /// `pipes`; returns its pid.
-    static func spawn(_ launch: Launch, pipes: Pipes) throws(StepError) -> pid_t {
+    static func spawn(_ launch: CommandLaunch, pipes: Pipes) throws(StepError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -68,7 +68,7 @@ extension ProcessRun {
 
     /// The program's path: a bare name is looked up in the command's own PATH, not
     /// procflow's.
-    private static func resolveExecutable(_ launch: Launch) throws(StepError) -> String {
+    private static func resolveExecutable(_ launch: CommandLaunch) throws(StepError) -> String {
         if launch.executable.utf8.contains(UInt8(ascii: "/")) { return launch.executable }
         guard
             let found = executablePath(
@@ -81,7 +81,7 @@ extension ProcessRun {
     }
 
     /// Why posix_spawn failed with `result`, in a sentence.
-    private static func spawnFailure(_ result: Int32, _ launch: Launch) -> StepError {
+    private static func spawnFailure(_ result: Int32, _ launch: CommandLaunch) -> StepError {
         // The working directory is checked only now: a stat per command is not free.
         if let directory = launch.workingDirectory {
             var isDirectory: ObjCBool = false
@@ -104,7 +104,7 @@ extension ProcessRun {
 
     /// Why the kernel refused the command's arguments and environment (E2BIG), naming the
     /// entry at fault when one is over the per-entry limit.
-    private static func tooBig(_ launch: Launch) -> StepError {
+    private static func tooBig(_ launch: CommandLaunch) -> StepError {
         let entries =
             launch.environment.map {
                 (

@@ -1,0 +1,22 @@
+import Foundation
+
+/// A command as a shell step hands it to an executor: what to run, with what, and what to do
+/// with its output.
+struct CommandLaunch {
+    var executable: String
+    /// The arguments, the program name first.
+    var arguments: [String]
+    var environment: [String: String]
+    var workingDirectory: String?
+    var stdin: [UInt8]?
+    /// Whether to keep stdout, up to `captureLimit` bytes.
+    var captureStdout: Bool
+    var captureLimit: Int
+    /// How long leftovers get between SIGTERM and SIGKILL once the command has exited.
+    var gracePeriod: TimeInterval
+    /// How long to wait, after the command exits, for pipes that its leftovers hold open.
+    var pipeGracePeriod: TimeInterval
+    /// Where a local command's process group is registered while it may hold processes.
+    var groups: ProcessGroups = .shared
+    var onOutput: (@Sendable (ShellProcedure.Stream, [Substring]) -> Void)?
+}
