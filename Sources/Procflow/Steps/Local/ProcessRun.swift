@@ -64,7 +64,9 @@ final class ProcessRun: @unchecked Sendable {
 
     /// Spawns the command and starts watching it; `completion` is called once, on the run's
     /// thread, when the run is over.
-    static func start(_ launch: CommandLaunch, completion: @escaping @Sendable (CommandOutcome) -> Void)
+    static func start(
+        _ launch: CommandLaunch, completion: @escaping @Sendable (CommandOutcome) -> Void
+    )
         throws(StepError)
         -> ProcessRun
     {
@@ -137,7 +139,8 @@ final class ProcessRun: @unchecked Sendable {
     // MARK: - The run's thread
 
     /// Watches the command until the run is over, then calls `completion`.
-    private func watch(stdout: Int32, stderr: Int32, completion: @Sendable (CommandOutcome) -> Void) {
+    private func watch(stdout: Int32, stderr: Int32, completion: @Sendable (CommandOutcome) -> Void)
+    {
         var watcher = ProcessWatch(run: self, launch: launch, stdout: stdout, stderr: stderr)
         let outcome = watcher.watch()
         // This thread is done once the completion returns: work the completion readies (the
