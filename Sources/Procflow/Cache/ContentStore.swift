@@ -47,7 +47,7 @@ struct ContentStore: Sendable {
     /// read. The file is read in chunks, whatever its size.
     static func digest(ofFileAt path: String) -> Digest? {
         guard let status = FileSystem.status(path) else { return nil }
-        if status.isDirectory { return StepCache.directoryDigest }
+        if status.isDirectory { return FileDigests.directoryDigest }
         let reader = ContentStore(directory: "", temporaryDirectory: "")
         return (try? reader.add(fileAt: path, store: false))?.digest ?? .unknown
     }

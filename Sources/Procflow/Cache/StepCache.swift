@@ -10,11 +10,8 @@ import ProcedureKit
 /// incremental step is up to date, puts back what it generated, and records what the steps
 /// that ran read and made.
 ///
-/// A file's content is read only when its `stat` (size, modification and change times with
-/// nanoseconds, inode) differs from when it was last hashed, or when it had changed less than
-/// ``FileStatus/racyWindow`` before that: a file written twice within one tick of the file
-/// system's clock can keep its `stat`, so such a digest is not trusted until it is taken again
-/// later (git's "racily clean" files).
+/// Files are read through ``FileDigests`` (each at most once, by `stat`), records and contents
+/// kept in a ``ResultStore``, and the index read and written by ``IndexFile``.
 ///
 /// What a run records is what its command saw and made, or nothing: a file its depfile names
 /// that may have changed while it ran is recorded as unknown (the next run runs the step), and
@@ -24,55 +21,27 @@ public final class StepCache: @unchecked Sendable {
     // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex; the rest is
     // constant.
 
-    /// The most runs a history keeps for one set of inputs.
-    static let historyLimit = 8
-
     private struct State {
         var index = StateIndex()
         var changedSteps: Set<String> = []
-        /// The files hashed in this run, so that a file many steps read is read once.
-        var hashed: [String: Hashed] = [:]
         /// Bytes this run added to the store.
         var storedBytes: Int64 = 0
         /// What went wrong writing the state directory during the run.
         var problems: [String] = []
-        /// While nothing runs (``whileNothingRuns(_:)``): the statuses seen, so that a file
-        /// many steps read is looked at once.
-        var statuses: [String: FileStatus?]?
-    }
-
-    /// A file hashed in this run, with its status then, and whether that status can be
-    /// trusted to tell a change next time.
-    private struct Hashed {
-        var status: FileStatus
-        var digest: Digest
-        var isTrusted: Bool
-    }
-
-    /// A file as it is now: its digest (`nil` if it does not exist), and its status if that
-    /// can be trusted to tell a change next time.
-    private struct Observed {
-        var digest: Digest?
-        var status: FileStatus?
     }
 
     /// The directory the state is kept in.
     public let directory: StateDirectory
     private let workflowFile: String
-    private let store: ContentStore
+    private let store: any ResultStore
+    /// The files this run reads and makes.
+    let files = FileDigests()
+    private let indexFile: IndexFile
     /// Every step id of the workflow file: records of other ids, other than the instances of
     /// its `forEach` steps, are dropped when the index is saved.
     private let stepIDs: Set<String>
     /// The ids of its `forEach` steps.
     private let forEachIDs: Set<String>
-    /// Whether histories may be used: not after the index was found damaged, so that a
-    /// damaged state means a full run.
-    private let usesHistory: Bool
-    /// The index file's status when it was read, to tell whether another run has written it
-    /// since.
-    private let loadedStatus: FileStatus?
-    /// The records the index held when it was read.
-    private let loadedSteps: [String: StepRecord]
     private let state = Locked(State())
     /// What went wrong reading the state, for the run to warn about.
     public let warnings: [String]
@@ -88,36 +57,10 @@ public final class StepCache: @unchecked Sendable {
         self.workflowFile = workflowFile
         self.stepIDs = stepIDs
         self.forEachIDs = forEachIDs
-        store = directory.store
-        let path = directory.index(for: workflowFile)
-        var warnings: [String] = []
-        var usesHistory = true
-        var index = StateIndex()
-        loadedStatus = FileSystem.status(path)
-        if loadedStatus != nil {
-            switch POSIXIO.readFile(path) {
-            case .success(let bytes):
-                do {
-                    index = try StateIndex(decoding: bytes)
-                } catch {
-                    warnings.append(
-                        "ignoring the state in \(path): \(error); every incremental step runs")
-                    usesHistory = false
-                }
-            case .failure(let failure):
-                warnings.append(
-                    "cannot read the state in \(path): \(failure.message); every incremental step runs"
-                )
-                usesHistory = false
-            }
-        }
-        if FileSystem.exists(directory.path), !FileSystem.isDirectory(directory.path) {
-            warnings.append("the state directory \(directory.path) is not a directory")
-        }
-        self.usesHistory = usesHistory
-        self.warnings = warnings
-        loadedSteps = index.steps
-        state.withLock { $0.index = index }
+        store = LocalStore(directory: directory)
+        indexFile = IndexFile(directory: directory, workflowFile: workflowFile)
+        warnings = indexFile.warnings
+        state.withLock { $0.index = indexFile.loaded }
     }
 
     // MARK: - Deciding
@@ -132,13 +75,13 @@ public final class StepCache: @unchecked Sendable {
         let recorded = latest?.sources ?? []
         var next = 0
         let sources = step.sources.expand(
-            in: step.directory, excluding: directory.path, status: status(of:)
+            in: step.directory, excluding: directory.path, status: files.status(of:)
         ).map {
             file -> StepRecord.Source in
             // Both lists are sorted by path.
             while next < recorded.count, recorded[next].path < file.path { next += 1 }
             let known = next < recorded.count && recorded[next].path == file.path
-            let seen = observe(
+            let seen = files.observe(
                 file.path, status: file.status, recorded: known ? recorded[next] : nil)
             return StepRecord.Source(path: file.path, digest: seen.digest, status: seen.status)
         }
@@ -163,23 +106,23 @@ public final class StepCache: @unchecked Sendable {
         if let latest, latest.hasInputs(of: current) {
             var refreshed = latest
             refreshed.sources = current.sources
-            if let discovered = unchanged(latest.discovered) {
+            if let discovered = files.unchanged(latest.discovered) {
                 refreshed.discovered = discovered
-                let differing = check(&refreshed.outputs)
+                let differing = files.check(&refreshed.outputs)
                 if differing.isEmpty { return .upToDate(refreshed, isNew: refreshed != latest) }
                 if differing.allSatisfy({ store.contains($0.digest) }) {
                     return .restore(refreshed, differing)
                 }
-                outputProblem = describe(differing, of: step)
+                outputProblem = StepExplanation.describe(differing, of: step)
             }
         }
-        if usesHistory {
-            for var record in history(of: current.key) {
+        if indexFile.isSound {
+            for var record in store.records(for: current.key) {
                 if let latest, record.isSameRun(as: latest) { continue }
-                guard let discovered = unchanged(record.discovered) else { continue }
+                guard let discovered = files.unchanged(record.discovered) else { continue }
                 record.sources = current.sources
                 record.discovered = discovered
-                let differing = check(&record.outputs)
+                let differing = files.check(&record.outputs)
                 if differing.allSatisfy({ store.contains($0.digest) }) {
                     return differing.isEmpty
                         ? .upToDate(record, isNew: true) : .restore(record, differing)
@@ -187,7 +130,8 @@ public final class StepCache: @unchecked Sendable {
             }
         }
         let reason =
-            outputProblem ?? latest.map { explain(current, against: $0, of: step) }
+            outputProblem
+            ?? latest.map { StepExplanation.reason(current, against: $0, of: step, files: files) }
             ?? "no earlier run"
         return .run(reason: reason, fingerprint: current)
     }
@@ -208,26 +152,27 @@ public final class StepCache: @unchecked Sendable {
         case .upToDate(_, isNew: false): return nil
         case .upToDate(let chosen, isNew: true):
             record = chosen
-        case .restore(let chosen, let files):
+        case .restore(let chosen, let outputs):
             record = chosen
             var kept: [String] = []
-            for file in files {
-                let current = observe(
+            for file in outputs {
+                let current = files.observe(
                     file.path, status: FileSystem.status(file.path), recorded: nil)
-                if let digest = current.digest, digest != Self.directoryDigest,
+                if let digest = current.digest, digest != FileDigests.directoryDigest,
                     !store.contains(digest), let edited = try? store.add(fileAt: file.path)
                 {
-                    kept.append("\(step.display(file.path)) as \(store.path(of: edited.digest))")
+                    kept.append(
+                        "\(step.display(file.path)) as \(store.location(of: edited.digest))")
                 }
                 try store.restore(file.digest, to: file.path, permissions: file.permissions)
             }
             // Put back just now: their statuses are not to be trusted yet.
-            let restored = Set(files.map(\.path))
+            let restored = Set(outputs.map(\.path))
             for index in record.outputs.indices where restored.contains(record.outputs[index].path)
             {
                 record.outputs[index].status = nil
             }
-            note = "restored " + files.map { step.display($0.path) }.joined(separator: ", ")
+            note = "restored " + outputs.map { step.display($0.path) }.joined(separator: ", ")
             if !kept.isEmpty {
                 note! += "; the copy changed by hand is kept: " + kept.joined(separator: ", ")
             }
@@ -307,7 +252,8 @@ public final class StepCache: @unchecked Sendable {
         var record = fingerprint
         guard let outputs = try storeOutputs(of: step, endedAt: endedAt) else { return }
         record.outputs = outputs
-        record.discovered = try readDepfile(of: step, declared: fingerprint, startedAt: startedAt)
+        record.discovered = try DepfileSources.read(
+            of: step, declared: fingerprint, startedAt: startedAt, files: files)
         record.value = Array(JSONWriter.string(value).utf8)
         makeLatest(record, of: step.id)
     }
@@ -329,7 +275,7 @@ public final class StepCache: @unchecked Sendable {
 
     private func keepInHistory(_ record: StepRecord, of id: String) {
         do {
-            try addToHistory(record)
+            try store.keep(record)
         } catch {
             note("\(id): its earlier run could not be added to the history: \(error.message)")
         }
@@ -350,12 +296,11 @@ public final class StepCache: @unchecked Sendable {
             let hashedAt = FileSystem.now()
             let stored: ContentStore.Stored
             do {
-                try directory.prepare()
                 stored = try store.add(fileAt: path)
             } catch {
                 // The store cannot keep it: the run still counts, but cannot be put back.
                 note("\(step.id): \(step.display(path)) could not be stored: \(error.message)")
-                stored = try store.add(fileAt: path, store: false)
+                stored = try files.read(path)
             }
             // Times lag a write by a tick at most: a later one is another process's.
             guard stored.isSteady, stored.status.lastChanged <= endedAt else {
@@ -364,7 +309,7 @@ public final class StepCache: @unchecked Sendable {
                 )
                 return nil
             }
-            let trusted = remember(path, stored, hashedAt: hashedAt)
+            let trusted = files.remember(path, stored, hashedAt: hashedAt)
             state.withLock { $0.storedBytes += stored.added }
             outputs.append(
                 StepRecord.Output(
@@ -372,44 +317,6 @@ public final class StepCache: @unchecked Sendable {
                     status: trusted ? stored.status : nil))
         }
         return outputs
-    }
-
-    private func readDepfile(of step: IncrementalStep, declared: StepRecord, startedAt: Int64)
-        throws(CacheProblem) -> [StepRecord.Source]
-    {
-        guard let depfile = step.depfile else { return [] }
-        let bytes: [UInt8]
-        switch POSIXIO.readFile(depfile) {
-        case .success(let contents): bytes = contents
-        case .failure(let failure):
-            throw CacheProblem(
-                message: "cannot read its depfile \(step.display(depfile)): \(failure.message)")
-        }
-        let names: [String]
-        do {
-            names = try Depfile.prerequisites(in: bytes)
-        } catch {
-            throw CacheProblem(
-                message:
-                    "its depfile \(step.display(depfile)) is not in Makefile syntax: \(error.message)"
-            )
-        }
-        let declaredPaths = Set(declared.sources.map(\.path))
-        var discovered: [StepRecord.Source] = []
-        for path in Set(names.map { resolve($0, in: step.directory) }).sorted()
-        where !declaredPaths.contains(path) {
-            let status = FileSystem.status(path)
-            // May have changed while the step ran: the next run must not take it for what
-            // was read.
-            if let status, status.mayHaveChanged(since: startedAt) {
-                discovered.append(StepRecord.Source(path: path, digest: .unknown))
-                continue
-            }
-            let seen = observe(path, status: status, recorded: nil)
-            discovered.append(
-                StepRecord.Source(path: path, digest: seen.digest, status: seen.status))
-        }
-        return discovered
     }
 
     /// Keeps a problem with the state directory, for the run's warnings.
@@ -423,193 +330,6 @@ public final class StepCache: @unchecked Sendable {
             defer { state.problems = [] }
             return state.problems
         }
-    }
-
-    // MARK: - Files
-
-    /// Calls `body`, during which no file changes (nothing runs): each file's status is
-    /// looked up once.
-    func whileNothingRuns<T>(_ body: () -> T) -> T {
-        state.withLock { $0.statuses = [:] }
-        defer { state.withLock { $0.statuses = nil } }
-        return body()
-    }
-
-    /// The status of `path`, from the statuses seen if nothing runs.
-    private func status(of path: String) -> FileStatus? {
-        if let seen = state.withLock({ $0.statuses?[path] }) { return seen }
-        let status = FileSystem.status(path)
-        state.withLock { $0.statuses?[path] = .some(status) }
-        return status
-    }
-
-    /// The file at `path`, whose status is `status` (`nil` if there is none): read only if
-    /// its status is not the trusted one `recorded` has, nor that of a reading in this run.
-    private func observe(_ path: String, status: FileStatus?, recorded: StepRecord.Source?)
-        -> Observed
-    {
-        guard let status else { return Observed(digest: nil, status: nil) }
-        if status.isDirectory { return Observed(digest: Self.directoryDigest, status: nil) }
-        if let recorded, let known = recorded.status, known.looksUnchanged(from: status) {
-            if let digest = recorded.digest {
-                // For the rest of the run: other steps, and this one's record, may ask again.
-                state.withLock {
-                    $0.hashed[path] = Hashed(status: known, digest: digest, isTrusted: true)
-                }
-            }
-            return Observed(digest: recorded.digest, status: known)
-        }
-        if let hashed = state.withLock({ $0.hashed[path] }),
-            hashed.status.looksUnchanged(from: status)
-        {
-            return Observed(digest: hashed.digest, status: hashed.isTrusted ? status : nil)
-        }
-        let hashedAt = FileSystem.now()
-        guard let read = try? store.add(fileAt: path, store: false) else {
-            return Observed(digest: .unknown, status: nil)
-        }
-        let trusted = remember(path, read, hashedAt: hashedAt)
-        return Observed(digest: read.digest, status: trusted ? read.status : nil)
-    }
-
-    static let directoryDigest = SHA256.hash(Array("a directory".utf8))
-
-    /// Keeps a file's digest for the rest of the run; tells whether its status can be trusted
-    /// to tell a change next time: not if the file changed while it was read, or shortly
-    /// before.
-    private func remember(_ path: String, _ read: ContentStore.Stored, hashedAt: Int64) -> Bool {
-        let trusted = read.isSteady && read.status.isSettled(at: hashedAt)
-        state.withLock { state in
-            state.hashed[path] = Hashed(
-                status: read.status, digest: read.digest, isTrusted: trusted)
-        }
-        return trusted
-    }
-
-    /// `files` with their statuses brought up to date, if none changed content; `nil` if one
-    /// did.
-    private func unchanged(_ files: [StepRecord.Source]) -> [StepRecord.Source]? {
-        var result = files
-        for index in files.indices {
-            let file = files[index]
-            let seen = observe(file.path, status: status(of: file.path), recorded: file)
-            guard seen.digest == file.digest else { return nil }
-            result[index].status = seen.status
-        }
-        return result
-    }
-
-    /// Brings the statuses of `outputs` up to date; returns those missing or no longer what
-    /// was recorded.
-    private func check(_ outputs: inout [StepRecord.Output]) -> [StepRecord.Output] {
-        var differing: [StepRecord.Output] = []
-        for index in outputs.indices {
-            let output = outputs[index]
-            let seen = observe(
-                output.path, status: status(of: output.path),
-                recorded: StepRecord.Source(
-                    path: output.path, digest: output.digest, status: output.status))
-            if seen.digest == output.digest {
-                outputs[index].status = seen.status
-            } else {
-                differing.append(output)
-            }
-        }
-        return differing
-    }
-
-    // MARK: - History
-
-    private func history(of key: Digest) -> [StepRecord] {
-        guard case .success(let bytes) = POSIXIO.readFile(directory.history(of: key)) else {
-            return []
-        }
-        return (try? StateFile.unwrap(bytes, as: .history, Self.readRecords)) ?? []
-    }
-
-    private static func readRecords(_ reader: inout BinaryReader) throws(BinaryReader.Truncated)
-        -> [StepRecord]
-    {
-        var records: [StepRecord] = []
-        for _ in 0..<(try reader.count(minimumSize: 100)) {
-            records.append(try StepRecord(from: &reader))
-        }
-        return records
-    }
-
-    private func addToHistory(_ record: StepRecord) throws(CacheProblem) {
-        let key = record.key
-        var records = [record] + history(of: key).filter { $0 != record }
-        records = Array(records.prefix(Self.historyLimit))
-        var writer = BinaryWriter()
-        writer.write(UInt32(records.count))
-        for record in records { record.write(to: &writer) }
-        try StateDirectory.write(
-            StateFile.wrap(writer.bytes, as: .history), to: directory.history(of: key),
-            temporary: directory.temporary)
-    }
-
-    // MARK: - Explaining
-
-    private func explain(
-        _ current: StepRecord, against latest: StepRecord, of step: IncrementalStep
-    )
-        -> String
-    {
-        var reasons: [String] = []
-        if current.definition != latest.definition { reasons.append(step.definitionName) }
-        if current.directory != latest.directory { reasons.append("working directory changed") }
-        if current.environment != latest.environment { reasons.append("environment changed") }
-        let before = Dictionary(latest.inputs.map { ($0.name, $0.digest) }) { first, _ in first }
-        for input in current.inputs where before[input.name] != input.digest {
-            reasons.append(
-                input.name == "stdin" ? "its input changed" : "input \(input.name) changed")
-        }
-        reasons += compare(current.sources, with: latest.sources, of: step)
-        if reasons.isEmpty {
-            for file in latest.discovered {
-                let seen = observe(file.path, status: status(of: file.path), recorded: file)
-                guard seen.digest != file.digest else { continue }
-                reasons.append(
-                    seen.digest == nil
-                        ? "source \(step.display(file.path)) was removed"
-                        : "source \(step.display(file.path)) changed")
-            }
-        }
-        guard !reasons.isEmpty else { return "its earlier outcome could not be put back" }
-        let shown = reasons.prefix(3).joined(separator: "; ")
-        return reasons.count > 3 ? "\(shown) (and \(reasons.count - 3) more)" : shown
-    }
-
-    private func compare(
-        _ current: [StepRecord.Source], with earlier: [StepRecord.Source], of step: IncrementalStep
-    ) -> [String] {
-        let before = Dictionary(earlier.map { ($0.path, $0.digest) }) { first, _ in first }
-        var reasons: [String] = []
-        for source in current {
-            let name = step.display(source.path)
-            switch (before[source.path], source.digest) {
-            case (nil, _): reasons.append("source \(name) is new")
-            case (.some(nil), .some): reasons.append("source \(name) appeared")
-            case (.some(.some), nil): reasons.append("source \(name) is missing")
-            case (.some(let old), let new) where old != new:
-                reasons.append("source \(name) changed")
-            default: break
-            }
-        }
-        let now = Set(current.map(\.path))
-        for source in earlier where !now.contains(source.path) {
-            reasons.append("source \(step.display(source.path)) is gone")
-        }
-        return reasons
-    }
-
-    private func describe(_ outputs: [StepRecord.Output], of step: IncrementalStep) -> String {
-        let output = outputs[0]
-        let name = step.display(output.path)
-        let what =
-            FileSystem.exists(output.path) ? "\(name) changed since it was made" : "\(name) missing"
-        return outputs.count > 1 ? "\(what) (and \(outputs.count - 1) more)" : what
     }
 
     // MARK: - Snapshots
@@ -668,37 +388,9 @@ public final class StepCache: @unchecked Sendable {
         }
         guard !steps.isEmpty else { return nil }
         do throws(CacheProblem) {
-            try directory.prepare()
-            let lock = IndexLock(path: directory.lock(for: workflowFile))
-            defer { lock.release() }
-            let path = directory.index(for: workflowFile)
-            var merged = learnt
-            if let now = FileSystem.status(path), now != loadedStatus,
-                case .success(let bytes) = POSIXIO.readFile(path),
-                let written = try? StateIndex(decoding: bytes)
-            {
-                merged = written
-                for id in steps {
-                    // Another run's record, written since this run read the index, is
-                    // replaced: it stays findable in the history.
-                    if let theirs = written.steps[id], theirs != loadedSteps[id],
-                        let ours = learnt.steps[id], !theirs.isSameRun(as: ours)
-                    {
-                        keepInHistory(theirs, of: id)
-                    }
-                    merged.steps[id] = learnt.steps[id]
-                }
-            }
-            merged.steps = merged.steps.filter { isKnown($0.key) }
-            merged.storeSize += stored
-            if merged.storeSize > StateDirectory.defaultMaximumSize {
-                // Down to three quarters, so that the next runs do not measure it again.
-                merged.storeSize =
-                    directory.prune(
-                        toAtMost: StateDirectory.defaultMaximumSize / 4 * 3
-                    ).remaining
-            }
-            try StateDirectory.write(merged.encoded(), to: path, temporary: directory.temporary)
+            try indexFile.save(
+                learnt, changed: steps, stored: stored, isKnown: isKnown,
+                replaced: keepInHistory)
             state.withLock {
                 $0.changedSteps = []
                 $0.storedBytes = 0

@@ -43,7 +43,7 @@ struct CachePreview {
         isSettled = Array(repeating: false, count: steps.count)
         self.incremental = incremental
         self.cache = cache
-        cache.whileNothingRuns {
+        cache.files.whileNothingRuns {
             for position in steps.indices { evaluate(position) }
         }
     }

@@ -1,0 +1,137 @@
+import ProcedureKit
+
+/// The content of the files one run reads and makes, by digest, each read at most once.
+///
+/// A file's content is read only when its `stat` (size, modification and change times with
+/// nanoseconds, inode) differs from when it was last hashed, or when it had changed less than
+/// ``FileStatus/racyWindow`` before that: a file written twice within one tick of the file
+/// system's clock can keep its `stat`, so such a digest is not trusted until it is taken again
+/// later (git's "racily clean" files).
+final class FileDigests: @unchecked Sendable {
+    // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex; `reader` is a
+    // constant value.
+
+    /// A file as it is now: its digest (`nil` if it does not exist), and its status if that
+    /// can be trusted to tell a change next time.
+    struct Observed {
+        var digest: Digest?
+        var status: FileStatus?
+    }
+
+    /// A file hashed in this run, with its status then, and whether that status can be
+    /// trusted to tell a change next time.
+    private struct Hashed {
+        var status: FileStatus
+        var digest: Digest
+        var isTrusted: Bool
+    }
+
+    private struct State {
+        /// The files hashed in this run, so that a file many steps read is read once.
+        var hashed: [String: Hashed] = [:]
+        /// While nothing runs (``whileNothingRuns(_:)``): the statuses seen, so that a file
+        /// many steps read is looked at once.
+        var statuses: [String: FileStatus?]?
+    }
+
+    /// The digest every directory has: a directory's content is its listing, which its
+    /// sources' patterns expand.
+    static let directoryDigest = SHA256.hash(Array("a directory".utf8))
+
+    private let reader = ContentStore(directory: "", temporaryDirectory: "")
+    private let state = Locked(State())
+
+    /// Calls `body`, during which no file changes (nothing runs): each file's status is
+    /// looked up once.
+    func whileNothingRuns<T>(_ body: () -> T) -> T {
+        state.withLock { $0.statuses = [:] }
+        defer { state.withLock { $0.statuses = nil } }
+        return body()
+    }
+
+    /// The status of `path`, from the statuses seen if nothing runs.
+    func status(of path: String) -> FileStatus? {
+        if let seen = state.withLock({ $0.statuses?[path] }) { return seen }
+        let status = FileSystem.status(path)
+        state.withLock { $0.statuses?[path] = .some(status) }
+        return status
+    }
+
+    /// The file at `path`, whose status is `status` (`nil` if there is none): read only if
+    /// its status is not the trusted one `recorded` has, nor that of a reading in this run.
+    func observe(_ path: String, status: FileStatus?, recorded: StepRecord.Source?) -> Observed {
+        guard let status else { return Observed(digest: nil, status: nil) }
+        if status.isDirectory { return Observed(digest: Self.directoryDigest, status: nil) }
+        if let recorded, let known = recorded.status, known.looksUnchanged(from: status) {
+            if let digest = recorded.digest {
+                // For the rest of the run: other steps, and this one's record, may ask again.
+                state.withLock {
+                    $0.hashed[path] = Hashed(status: known, digest: digest, isTrusted: true)
+                }
+            }
+            return Observed(digest: recorded.digest, status: known)
+        }
+        if let hashed = state.withLock({ $0.hashed[path] }),
+            hashed.status.looksUnchanged(from: status)
+        {
+            return Observed(digest: hashed.digest, status: hashed.isTrusted ? status : nil)
+        }
+        let hashedAt = FileSystem.now()
+        guard let read = try? reader.add(fileAt: path, store: false) else {
+            return Observed(digest: .unknown, status: nil)
+        }
+        let trusted = remember(path, read, hashedAt: hashedAt)
+        return Observed(digest: read.digest, status: trusted ? read.status : nil)
+    }
+
+    /// Reads and hashes the file at `path`, keeping nothing.
+    ///
+    /// - Throws: a ``CacheProblem`` if it cannot be read.
+    func read(_ path: String) throws(CacheProblem) -> ContentStore.Stored {
+        try reader.add(fileAt: path, store: false)
+    }
+
+    /// Keeps a file's digest for the rest of the run; tells whether its status can be trusted
+    /// to tell a change next time: not if the file changed while it was read, or shortly
+    /// before.
+    func remember(_ path: String, _ read: ContentStore.Stored, hashedAt: Int64) -> Bool {
+        let trusted = read.isSteady && read.status.isSettled(at: hashedAt)
+        state.withLock { state in
+            state.hashed[path] = Hashed(
+                status: read.status, digest: read.digest, isTrusted: trusted)
+        }
+        return trusted
+    }
+
+    /// `files` with their statuses brought up to date, if none changed content; `nil` if one
+    /// did.
+    func unchanged(_ files: [StepRecord.Source]) -> [StepRecord.Source]? {
+        var result = files
+        for index in files.indices {
+            let file = files[index]
+            let seen = observe(file.path, status: status(of: file.path), recorded: file)
+            guard seen.digest == file.digest else { return nil }
+            result[index].status = seen.status
+        }
+        return result
+    }
+
+    /// Brings the statuses of `outputs` up to date; returns those missing or no longer what
+    /// was recorded.
+    func check(_ outputs: inout [StepRecord.Output]) -> [StepRecord.Output] {
+        var differing: [StepRecord.Output] = []
+        for index in outputs.indices {
+            let output = outputs[index]
+            let seen = observe(
+                output.path, status: status(of: output.path),
+                recorded: StepRecord.Source(
+                    path: output.path, digest: output.digest, status: output.status))
+            if seen.digest == output.digest {
+                outputs[index].status = seen.status
+            } else {
+                differing.append(output)
+            }
+        }
+        return differing
+    }
+}

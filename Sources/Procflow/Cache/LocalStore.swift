@@ -1,0 +1,61 @@
+/// The state directory as a ``ResultStore``: histories of runs in `history/`, contents in
+/// `objects/` (``ContentStore``).
+struct LocalStore: ResultStore {
+    /// The most runs a history keeps for one set of inputs.
+    static let historyLimit = 8
+
+    let directory: StateDirectory
+    private let contents: ContentStore
+
+    /// The store of `directory`.
+    init(directory: StateDirectory) {
+        self.directory = directory
+        contents = directory.store
+    }
+
+    func records(for key: Digest) -> [StepRecord] {
+        guard case .success(let bytes) = POSIXIO.readFile(directory.history(of: key)) else {
+            return []
+        }
+        return (try? StateFile.unwrap(bytes, as: .history, Self.readRecords)) ?? []
+    }
+
+    private static func readRecords(_ reader: inout BinaryReader) throws(BinaryReader.Truncated)
+        -> [StepRecord]
+    {
+        var records: [StepRecord] = []
+        for _ in 0..<(try reader.count(minimumSize: 100)) {
+            records.append(try StepRecord(from: &reader))
+        }
+        return records
+    }
+
+    func keep(_ record: StepRecord) throws(CacheProblem) {
+        let key = record.key
+        var records = [record] + self.records(for: key).filter { $0 != record }
+        records = Array(records.prefix(Self.historyLimit))
+        var writer = BinaryWriter()
+        writer.write(UInt32(records.count))
+        for record in records { record.write(to: &writer) }
+        try StateDirectory.write(
+            StateFile.wrap(writer.bytes, as: .history), to: directory.history(of: key),
+            temporary: directory.temporary)
+    }
+
+    func contains(_ digest: Digest) -> Bool {
+        contents.contains(digest)
+    }
+
+    func add(fileAt path: String) throws(CacheProblem) -> ContentStore.Stored {
+        try directory.prepare()
+        return try contents.add(fileAt: path)
+    }
+
+    func restore(_ digest: Digest, to path: String, permissions: UInt32) throws(CacheProblem) {
+        try contents.restore(digest, to: path, permissions: permissions)
+    }
+
+    func location(of digest: Digest) -> String {
+        contents.path(of: digest)
+    }
+}
