@@ -213,19 +213,13 @@ struct RunCommand: ParsableCommand {
     }
 
     func run(console: Console) -> Int32 {
-        if watch { return WatchSession(command: self, console: console).run() }
-        let snapshotKey = UpToDateSnapshot.Key(
-            workflow: resolve(workflow.file, in: "."),
-            overrides: workflow.variables.map { "\($0.name)=\($0.value)" },
-            only: chosenTargets.isEmpty ? nil : chosenTargets.joined(separator: " "))
-        // A run that finds everything up to date answers from a snapshot without loading the
-        // workflow; not when it must write reports of the run.
-        let usesSnapshot =
-            !noCache && !force && !dryRun && reports.isEmpty
-            && console.environment["GITHUB_STEP_SUMMARY"] == nil
-        if usesSnapshot, stateDirectory().refusal() == nil,
-            let snapshot = UpToDateSnapshot.current(in: stateDirectory(), for: snapshotKey)
-        {
+        if watch { return runWatching(console: console) }
+        var check = UpToDateCheck(
+            workflowFile: workflow.file, overrides: workflow.variables, targets: chosenTargets,
+            directory: stateDirectory(),
+            applies: !noCache && !force && !dryRun && reports.isEmpty
+                && console.environment["GITHUB_STEP_SUMMARY"] == nil)
+        if let snapshot = check.current() {
             // Everything at once: nothing runs between the lines.
             let text = Locked("")
             var buffered = console
@@ -235,7 +229,7 @@ struct RunCommand: ParsableCommand {
             console.write(text.withLock { $0 })
             return CommandLineTool.ExitStatus.success
         }
-        let statusBeforeReading = (FileSystem.status(snapshotKey.workflow), FileSystem.now())
+        check.noteReading()
         guard let (loaded, bytes) = workflow.loadWithBytes(console: console) else {
             return CommandLineTool.ExitStatus.usage
         }
@@ -243,10 +237,9 @@ struct RunCommand: ParsableCommand {
         // snapshot must make the next run load the workflow.
         let loadedAt = FileSystem.now()
         let otherFiles = loaded.files.dropFirst().map { ($0, FileSystem.status($0)) }
-        let cache = openCache(for: loaded, console: console)
-        if usesSnapshot, let cache {
-            UpToDateSnapshot.remove(in: cache.directory, for: snapshotKey.workflow)
-        }
+        let session = session(console: console)
+        let cache = session.openCache(for: loaded, warn: warn(console))
+        check.invalidate(with: cache)
         if let problem = unknownTarget(in: loaded, chosenTargets) {
             return Self.usageError(problem, console: console)
         }
@@ -258,27 +251,57 @@ struct RunCommand: ParsableCommand {
         }
         let signals = Locked<SignalForwarding?>(nil)
         let (runner, summary, reportsFailed) = execute(
-            workflow, cache: cache, console: console,
+            workflow, session: session, cache: cache, console: console,
             started: { runner in signals.withLock { $0 = SignalForwarding(runner: runner) } })
         signals.withLock { $0?.stop() }
-        if usesSnapshot, runner.isUpToDate, let cache,
-            let snapshotFiles = cache.snapshotFiles(of: runner.incremental),
-            let indexStatus = cache.indexStatus,
-            otherFiles.allSatisfy({ _, status in
-                status.map { $0.isSettled(at: loadedAt) }
-                    ?? true
-            })
-        {
-            let (status, seenAt) = statusBeforeReading
-            let trusted = status.map { $0.isSettled(at: seenAt) }
-            UpToDateSnapshot(
-                key: snapshotKey, digest: SHA256.hash(bytes),
-                workflowStatus: trusted == true ? status : nil, indexStatus: indexStatus,
-                name: workflow.name, steps: runner.upToDateSteps,
-                files: otherFiles + snapshotFiles
-            ).write(in: cache.directory)
-        }
+        check.record(
+            after: runner, cache: cache, workflowName: workflow.name, bytes: bytes,
+            otherFiles: otherFiles, loadedAt: loadedAt)
         return Self.exitStatus(of: summary, reportsFailed: reportsFailed)
+    }
+
+    /// `--watch`: runs, then runs again what each change affects, until a signal.
+    private func runWatching(console: Console) -> Int32 {
+        let session = session(console: console)
+        let command = self
+        let host = WatchSession.Host(
+            load: { command.workflow.load(console: console) },
+            targetProblem: { command.unknownTarget(in: $0, command.chosenTargets) },
+            execute: { workflow, cache, started in
+                command.execute(
+                    workflow, session: session, cache: cache, console: console, started: started
+                ).summary
+            },
+            notice: { console.writeError($0 + "\n") })
+        let ownFiles =
+            reports.map(\.path) + [console.environment["GITHUB_STEP_SUMMARY"]].compactMap { $0 }
+        let watch = WatchSession(
+            file: workflow.file, targets: chosenTargets, session: session, ownFiles: ownFiles,
+            host: host)
+        switch watch.run() {
+        case .signaled(let signal): return 128 + signal
+        case .missingWorkflow:
+            _ = workflow.load(console: console)
+            return CommandLineTool.ExitStatus.usage
+        case .unknownTarget(let problem): return Self.usageError(problem, console: console)
+        case .watchFailed(let reason):
+            console.writeError("error: \(reason)\n")
+            return CommandLineTool.ExitStatus.failure
+        }
+    }
+
+    /// How runs of this command go.
+    func session(console: Console) -> RunSession {
+        RunSession(
+            settings: .init(
+                maxConcurrent: maxConcurrent, failFast: failFast, gracePeriod: gracePeriod,
+                captureLimit: captureLimit, force: force, noCache: noCache, explain: explain,
+                stateDirectory: stateDirectory(), environment: console.environment))
+    }
+
+    /// Prints a warning on `console`'s standard error.
+    func warn(_ console: Console) -> (String) -> Void {
+        { warning in console.writeError("warning: \(warning.escapingControlCharacters)\n") }
     }
 
     /// The procedures named on the command line (`--only`'s too), in order; empty for all.
@@ -296,27 +319,21 @@ struct RunCommand: ParsableCommand {
             : "no procedure \"\(target)\" in \(workflow.path)\(hint)"
     }
 
-    /// Runs `workflow`, calling `started` with its runner first, then writes the reports
-    /// asked for and saves what the cache learnt; returns the runner, how the run went, and
-    /// whether a report could not be written.
+    /// Runs `workflow` through `session`, calling `started` with its runner first, with the
+    /// reporters the command line asks for; prints what could not be written. Returns the
+    /// runner, how the run went, and whether a report could not be written.
     func execute(
-        _ workflow: Workflow, cache: StepCache?, console: Console,
+        _ workflow: Workflow, session: RunSession, cache: StepCache?, console: Console,
         started: (WorkflowRunner) -> Void
     ) -> (runner: WorkflowRunner, summary: RunSummary, reportsFailed: Bool) {
         let graph = WorkflowGraph(workflow)
         let files = ReportFiles(graph: graph, files: reports, environment: console.environment)
-        var options = runnerOptions(for: workflow, console: console)
-        options.cache = cache
-        let main = reporter(console: console, graph: graph, concurrency: options.maxConcurrent)
-        let runner = WorkflowRunner(
-            workflow: workflow, options: options,
-            reporters: [main] + (files.isNeeded ? [files] : []))
-        started(runner)
-        let summary = runner.run()
+        let main = reporter(
+            console: console, graph: graph, concurrency: session.concurrency(for: workflow))
+        let (runner, summary) = session.execute(
+            workflow, cache: cache, reporters: [main] + (files.isNeeded ? [files] : []),
+            started: started, warn: warn(console))
         for failure in files.failures { console.writeError("error: \(failure)\n") }
-        for warning in (cache?.takeProblems() ?? []) + [cache?.save()].compactMap({ $0 }) {
-            console.writeError("warning: \(warning.escapingControlCharacters)\n")
-        }
         return (runner, summary, !files.failures.isEmpty)
     }
 
@@ -332,50 +349,10 @@ struct RunCommand: ParsableCommand {
         }
     }
 
-    private func runnerOptions(for workflow: Workflow, console: Console) -> WorkflowRunner.Options {
-        // The processor count only when nothing else sets the limit: it reads cgroup files.
-        var options = WorkflowRunner.Options(
-            maxConcurrent: maxConcurrent ?? workflow.maxConcurrency
-                ?? ProcessInfo.processInfo.activeProcessorCount,
-            environment: console.environment, ownsDescendants: true)
-        if let gracePeriod { options.gracePeriod = gracePeriod }
-        if let captureLimit { options.captureLimit = captureLimit }
-        options.failFast = failFast
-        options.force = force
-        options.explain = explain
-        return options
-    }
-
     /// The state directory: `--state-dir`, else `.procflow` beside the workflow.
     func stateDirectory() -> StateDirectory {
         stateDirectoryPath.map { StateDirectory(path: resolve($0, in: ".")) }
             ?? .beside(workflow: workflow.file)
-    }
-
-    /// The state of the workflow's incremental steps, unless `--no-cache` or no step is
-    /// incremental; prints the warnings reading it gave.
-    func openCache(for workflow: Workflow, console: Console) -> StepCache? {
-        guard !noCache else { return nil }
-        var incremental = false
-        workflow.forEachStep { incremental = incremental || $0.step.caching.isIncremental }
-        guard incremental else { return nil }
-        if let refusal = stateDirectory().refusal() {
-            console.writeError("warning: \(refusal.escapingControlCharacters); every step runs\n")
-            return nil
-        }
-        var ids: Set<String> = []
-        var forEachIDs: Set<String> = []
-        workflow.forEachStep { nested in
-            ids.insert(nested.step.id)
-            if nested.step.forEach != nil { forEachIDs.insert(nested.step.id) }
-        }
-        let cache = StepCache(
-            directory: stateDirectory(), workflowFile: workflow.path, stepIDs: ids,
-            forEachIDs: forEachIDs)
-        for warning in cache.warnings {
-            console.writeError("warning: \(warning.escapingControlCharacters)\n")
-        }
-        return cache
     }
 
     /// The reporter `--output` and `--events` ask for; the terminal's estimates the time left

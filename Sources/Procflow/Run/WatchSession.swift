@@ -16,8 +16,33 @@ import ProcedureKit
 /// its content is new: a step that rewrites a file with what it held is no change, so a run
 /// does not start itself again.
 final class WatchSession: @unchecked Sendable {
-    // @unchecked Sendable: `command` and `console` are constants; what the watcher's thread
-    // and the signal handlers share with the main thread is in `state`.
+    // @unchecked Sendable: `host`, `session` and the settings are constants; what the
+    // watcher's thread and the signal handlers share with the main thread is in `state`.
+
+    /// What the command line gives the watch: loading, checking targets, running with its
+    /// reporters, and printing.
+    struct Host: Sendable {
+        /// Loads the workflow, printing what is wrong with it; `nil` if it cannot be loaded.
+        var load: @Sendable () -> Workflow?
+        /// Why the targets cannot be run in a workflow, if they cannot.
+        var targetProblem: @Sendable (Workflow) -> String?
+        /// Runs a workflow with a cache, calling its argument with the runner first.
+        var execute: @Sendable (Workflow, StepCache?, (WorkflowRunner) -> Void) -> RunSummary
+        /// Prints a line of the watch's own on standard error.
+        var notice: @Sendable (String) -> Void
+    }
+
+    /// How a watch ends.
+    enum Ending: Equatable {
+        /// A signal ended it.
+        case signaled(Int32)
+        /// There is no workflow file to watch.
+        case missingWorkflow
+        /// The targets are not steps of the workflow, as it was first loaded: why.
+        case unknownTarget(String)
+        /// The files cannot be watched: why.
+        case watchFailed(String)
+    }
 
     private struct State {
         /// Changed files not yet run for: workflow files, and sources with new content.
@@ -42,21 +67,31 @@ final class WatchSession: @unchecked Sendable {
     /// How long files must be left alone before their changes count.
     static let quiet: TimeInterval = 0.2
 
-    private let command: RunCommand
-    private let console: Console
+    private let host: Host
+    private let session: RunSession
+    /// The steps the command line names, with what they need; empty for all.
+    private let targets: [String]
+    /// Files the run itself writes (its reports), which are never a change.
+    private let ownFiles: [String]
     private let state = Locked(State())
     private let wake = DispatchSemaphore(value: 0)
     /// The workflow file, absolute.
     private let file: String
 
-    init(command: RunCommand, console: Console) {
-        self.command = command
-        self.console = console
-        file = resolve(command.workflow.file, in: ".")
+    /// A watch of the workflow file `file` that runs `targets` (all if empty) through
+    /// `session` and `host`; the run's own reports, `ownFiles`, are not watched.
+    init(
+        file: String, targets: [String], session: RunSession, ownFiles: [String], host: Host
+    ) {
+        self.file = resolve(file, in: ".")
+        self.targets = targets
+        self.session = session
+        self.ownFiles = ownFiles
+        self.host = host
     }
 
-    /// Runs and watches until a signal; returns 128 + the signal, or an error's status.
-    func run() -> Int32 {
+    /// Runs and watches until a signal, or a problem that leaves nothing to watch.
+    func run() -> Ending {
         let signals = SignalForwarding(
             first: { [self] signal in
                 let runner = state.withLock { state in
@@ -74,36 +109,28 @@ final class WatchSession: @unchecked Sendable {
         var mustLoad = true
         var isFirstLoad = true
         // What the next run runs: empty for everything.
-        var targets = command.chosenTargets
+        var chosen = targets
         while true {
-            if let signal = state.withLock({ $0.signal }) { return 128 + signal }
+            if let signal = state.withLock({ $0.signal }) { return .signaled(signal) }
             if mustLoad {
                 mustLoad = false
                 if isFirstLoad, !FileSystem.exists(file) {
                     // Nothing to watch: the path is wrong.
-                    _ = command.workflow.load(console: console)
-                    return CommandLineTool.ExitStatus.usage
+                    return .missingWorkflow
                 }
-                workflow = command.workflow.load(console: console)
-                if let loaded = workflow,
-                    let problem = command.unknownTarget(in: loaded, command.chosenTargets)
-                {
-                    if isFirstLoad { return RunCommand.usageError(problem, console: console) }
-                    console.writeError("procflow: \(problem)\n")
+                workflow = host.load()
+                if let loaded = workflow, let problem = host.targetProblem(loaded) {
+                    if isFirstLoad { return .unknownTarget(problem) }
+                    host.notice("procflow: \(problem)")
                     workflow = nil
                 }
                 isFirstLoad = false
                 // With targets, what they do not need is not watched.
-                let watched = workflow.map {
-                    command.chosenTargets.isEmpty ? $0 : $0.restricted(to: command.chosenTargets)
-                }
-                let ownFiles =
-                    command.reports.map(\.path)
-                    + [console.environment["GITHUB_STEP_SUMMARY"]].compactMap { $0 }
+                let watched = workflow.map { targets.isEmpty ? $0 : $0.restricted(to: targets) }
                 var plan = watched.map {
                     WatchPlan(
                         $0, directory: WorkflowRunner.directory(of: $0),
-                        stateDirectory: command.stateDirectory().path, ownFiles: ownFiles)
+                        stateDirectory: session.settings.stateDirectory.path, ownFiles: ownFiles)
                 }
                 if let cache = state.withLock({ $0.cache }) {
                     plan?.learn(cache.discoveredSources())
@@ -124,26 +151,24 @@ final class WatchSession: @unchecked Sendable {
                         watcher?.watcher.stop()
                         watcher = (started, roots)
                     } catch {
-                        console.writeError("error: \(error.description)\n")
-                        return CommandLineTool.ExitStatus.failure
+                        return .watchFailed(error.description)
                     }
                 }
             }
             guard let loaded = workflow else {
-                console.writeError(
-                    "procflow: waiting for the workflow to be fixed (Ctrl-C to stop)\n")
+                host.notice("procflow: waiting for the workflow to be fixed (Ctrl-C to stop)")
                 waitForChange()
                 mustLoad = true
                 continue
             }
-            let summary = runOnce(loaded, targets: targets)
+            let summary = runOnce(loaded, targets: chosen)
             guard let next = nextRun(after: summary) else { continue }
             switch next {
             case .load:
                 mustLoad = true
-                targets = command.chosenTargets
+                chosen = targets
             case .run(let steps):
-                targets = steps
+                chosen = steps
             }
         }
     }
@@ -153,12 +178,13 @@ final class WatchSession: @unchecked Sendable {
     /// Runs `targets` of `workflow` (all of it if empty); returns how it went when a change
     /// stopped it, `nil` when it ended by itself.
     private func runOnce(_ workflow: Workflow, targets: [String]) -> RunSummary? {
-        let cache = command.openCache(for: workflow, console: console)
+        let cache = session.openCache(for: workflow) {
+            host.notice("warning: \($0.escapingControlCharacters)")
+        }
         // Changes seen while it runs are weighed against what the steps last read.
         state.withLock { $0.cache = cache }
         let selected = targets.isEmpty ? workflow : workflow.restricted(to: targets)
-        let summary = command.execute(selected, cache: cache, console: console) {
-            [self] runner in
+        let summary = host.execute(selected, cache) { [self] runner in
             let signal = state.withLock { state in
                 state.runner = runner
                 state.stopped = false
@@ -167,7 +193,6 @@ final class WatchSession: @unchecked Sendable {
             // A signal that came while the run was being made.
             if let signal { runner.interrupt(signal: signal) }
         }
-        .summary
         return state.withLock { state in
             state.runner = nil
             if let cache { state.plan?.learn(cache.discoveredSources()) }
@@ -215,30 +240,28 @@ final class WatchSession: @unchecked Sendable {
                 return Self.differs(ContentStore.digest(ofFileAt: path), from: recorded)
             }
             if let first = change.workflowFiles.first {
-                console.writeError(
-                    "procflow: \(display(first)) changed: loading the workflow again\n")
+                host.notice("procflow: \(display(first)) changed: loading the workflow again")
                 return .load
             }
             for (path, steps) in change.sources {
-                console.writeError(
-                    "procflow: \(display(path)) changed, a source of \(list(steps))\n")
+                host.notice("procflow: \(display(path)) changed, a source of \(list(steps))")
             }
             if let stopped {
                 // What the stopped run had not done is still to do.
                 var steps = Self.unfinished(stopped)
                 steps += change.steps.filter { !steps.contains($0) }
                 if !steps.isEmpty {
-                    console.writeError("procflow: running \(list(steps)) again\n")
+                    host.notice("procflow: running \(list(steps)) again")
                     return .run(steps)
                 }
             }
             if !change.steps.isEmpty {
-                console.writeError("procflow: running \(list(change.steps))\n")
+                host.notice("procflow: running \(list(change.steps))")
                 return .run(change.steps)
             }
             if !announced {
                 announced = true
-                console.writeError("procflow: watching for changes (Ctrl-C to stop)\n")
+                host.notice("procflow: watching for changes (Ctrl-C to stop)")
             }
             waitForChange()
         }
@@ -294,7 +317,7 @@ final class WatchSession: @unchecked Sendable {
         guard !change.isEmpty else { return }
         if shouldStop, let runner {
             let what = change.workflowFiles.first ?? change.sources.first?.path ?? ""
-            console.writeError("procflow: \(display(what)) changed: stopping the run\n")
+            host.notice("procflow: \(display(what)) changed: stopping the run")
             runner.interrupt(signal: SIGTERM)
         }
         wake.signal()

@@ -1,0 +1,82 @@
+import Foundation
+
+/// What a `procflow run` does with a loaded workflow, whoever asks (the command, or a watch
+/// running it again): opens the state, runs the workflow with the reporters given, and saves
+/// what the run learnt.
+struct RunSession: Sendable {
+    /// How runs go, as the command line says.
+    struct Settings: Sendable {
+        /// `--max-concurrent`; the workflow's `maxConcurrency`, else the core count, if `nil`.
+        var maxConcurrent: Int?
+        var failFast = false
+        var gracePeriod: TimeInterval?
+        var captureLimit: Int?
+        var force = false
+        /// Neither read nor write the state.
+        var noCache = false
+        var explain = false
+        /// Where the state is kept.
+        var stateDirectory: StateDirectory
+        /// procflow's own environment.
+        var environment: [String: String]
+    }
+
+    let settings: Settings
+
+    /// The state of `workflow`'s incremental steps, unless `--no-cache` or no step is
+    /// incremental, or the state directory must not be used; `warn` gets what reading it
+    /// found wrong.
+    func openCache(for workflow: Workflow, warn: (String) -> Void) -> StepCache? {
+        guard !settings.noCache else { return nil }
+        var ids: Set<String> = []
+        var forEachIDs: Set<String> = []
+        var incremental = false
+        workflow.forEachStep { nested in
+            incremental = incremental || nested.step.caching.isIncremental
+            ids.insert(nested.step.id)
+            if nested.step.forEach != nil { forEachIDs.insert(nested.step.id) }
+        }
+        guard incremental else { return nil }
+        if let refusal = settings.stateDirectory.refusal() {
+            warn("\(refusal); every step runs")
+            return nil
+        }
+        let cache = StepCache(
+            directory: settings.stateDirectory, workflowFile: workflow.path, stepIDs: ids,
+            forEachIDs: forEachIDs)
+        for warning in cache.warnings { warn(warning) }
+        return cache
+    }
+
+    /// How many steps run at once for `workflow`: `--max-concurrent`, its `maxConcurrency`,
+    /// else the core count (read only then: it reads cgroup files).
+    func concurrency(for workflow: Workflow) -> Int {
+        settings.maxConcurrent ?? workflow.maxConcurrency
+            ?? ProcessInfo.processInfo.activeProcessorCount
+    }
+
+    /// Runs `workflow` with `cache`, reporting to `reporters` and calling `started` with the
+    /// runner first; then saves what the cache learnt, handing `warn` what could not be
+    /// written.
+    func execute(
+        _ workflow: Workflow, cache: StepCache?, reporters: [any Reporter],
+        started: (WorkflowRunner) -> Void, warn: (String) -> Void
+    ) -> (runner: WorkflowRunner, summary: RunSummary) {
+        var options = WorkflowRunner.Options(
+            maxConcurrent: concurrency(for: workflow), environment: settings.environment,
+            ownsDescendants: true)
+        if let gracePeriod = settings.gracePeriod { options.gracePeriod = gracePeriod }
+        if let captureLimit = settings.captureLimit { options.captureLimit = captureLimit }
+        options.failFast = settings.failFast
+        options.force = settings.force
+        options.explain = settings.explain
+        options.cache = cache
+        let runner = WorkflowRunner(workflow: workflow, options: options, reporters: reporters)
+        started(runner)
+        let summary = runner.run()
+        for warning in (cache?.takeProblems() ?? []) + [cache?.save()].compactMap({ $0 }) {
+            warn(warning)
+        }
+        return (runner, summary)
+    }
+}
