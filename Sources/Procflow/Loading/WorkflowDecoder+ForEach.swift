@@ -12,7 +12,7 @@ extension WorkflowDecoder {
             report.error(
                 forms.isEmpty
                     ? "a forEach needs its items: \"in\" (a list), \"matrix\" (an object of lists) or \"from\" (a step whose output is a list)"
-                    : "a forEach takes one of \"in\", \"matrix\" and \"from\", not \(Self.list(forms.map { "\"\($0)\"" }))",
+                    : "a forEach takes one of \"in\", \"matrix\" and \"from\", not \(WorkflowFields.list(forms.map { "\"\($0)\"" }))",
                 at: node.offset, pointer)
         }
         if report.itemVariable != nil {
