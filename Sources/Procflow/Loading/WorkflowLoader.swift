@@ -63,48 +63,54 @@ public enum WorkflowLoader {
         let workflow = decoder.decodeWorkflow(root, defaultName: defaultName(for: file))
         var diagnostics: [Diagnostic] = []
         if let workflow {
-            let declared = workflow.variables.map(\.name)
-            for (name, _) in overrides where !declared.contains(name) {
-                let known =
-                    declared.isEmpty
-                    ? "the workflow declares no \"vars\""
-                    : "it declares \(declared.map { "\"\($0)\"" }.joined(separator: ", "))"
-                diagnostics.append(
-                    Diagnostic(
-                        file: file, location: nil, pointer: nil,
-                        message:
-                            "--var \(name): no such variable\(Suggestion.hint(for: name, in: declared)); \(known)"
-                    ))
-            }
+            diagnostics = unknownOverrides(overrides, of: workflow, file: file)
             // Validate what could be decoded, so that one run reports every problem.
             var validator = WorkflowValidator(workflow: workflow, report: context)
             validator.validate()
         }
         diagnostics += context.diagnostics
         guard diagnostics.isEmpty, let workflow else {
-            // The workflow file's problems first, then each other file's as they came; in
-            // file order within each.
-            var files = [file: 0]
-            for diagnostic in diagnostics where files[diagnostic.file] == nil {
-                files[diagnostic.file] = files.count
-            }
-            let ordered = diagnostics.enumerated().sorted { lhs, rhs in
-                let left = (
-                    files[lhs.element.file]!,
-                    lhs.element.location ?? SourceLocation(line: 0, column: 0)
-                )
-                let right = (
-                    files[rhs.element.file]!,
-                    rhs.element.location ?? SourceLocation(line: 0, column: 0)
-                )
-                if left.0 != right.0 { return left.0 < right.0 }
-                return left.1 == right.1 ? lhs.offset < rhs.offset : left.1 < right.1
-            }
-            throw WorkflowErrors(diagnostics: ordered.map(\.element))
+            throw WorkflowErrors(diagnostics: inFileOrder(diagnostics, first: file))
         }
         var loaded = workflow
         loaded.sources = sources
         return loaded
+    }
+
+    /// A diagnostic for each `--var` that names no variable `workflow` declares.
+    private static func unknownOverrides(
+        _ overrides: [(name: String, value: String)], of workflow: Workflow, file: String
+    ) -> [Diagnostic] {
+        let declared = workflow.variables.map(\.name)
+        return overrides.filter { !declared.contains($0.name) }.map { name, _ in
+            let known =
+                declared.isEmpty
+                ? "the workflow declares no \"vars\""
+                : "it declares \(declared.map { "\"\($0)\"" }.joined(separator: ", "))"
+            return Diagnostic(
+                file: file, location: nil, pointer: nil,
+                message:
+                    "--var \(name): no such variable\(Suggestion.hint(for: name, in: declared)); \(known)"
+            )
+        }
+    }
+
+    /// `diagnostics` with the workflow file's (`file`) first, then each other file's as they
+    /// came; in file order within each.
+    private static func inFileOrder(_ diagnostics: [Diagnostic], first file: String)
+        -> [Diagnostic]
+    {
+        var files = [file: 0]
+        for diagnostic in diagnostics where files[diagnostic.file] == nil {
+            files[diagnostic.file] = files.count
+        }
+        let origin = SourceLocation(line: 0, column: 0)
+        return diagnostics.enumerated().sorted { lhs, rhs in
+            let left = (files[lhs.element.file]!, lhs.element.location ?? origin)
+            let right = (files[rhs.element.file]!, rhs.element.location ?? origin)
+            if left.0 != right.0 { return left.0 < right.0 }
+            return left.1 == right.1 ? lhs.offset < rhs.offset : left.1 < right.1
+        }.map(\.element)
     }
 
     /// The file name without directories and extension.

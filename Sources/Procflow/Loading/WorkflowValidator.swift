@@ -152,35 +152,9 @@ struct WorkflowValidator {
                 "\"\(step.id)\" receives the input of its group \"\(infos[info.parent!].step.id)\", so it cannot have its own \"input\"",
                 at: step.offset, step.pointer.appending("input"))
         }
-        func needs(_ what: String) {
-            if !hasInput {
-                report.error(
-                    "\(what) needs an \"input\" wired from another procedure",
-                    at: step.offset,
-                    step.pointer)
-            }
-        }
-        func takesNone(_ what: String) {
-            if let input = step.input {
-                report.error("\(what) takes no input", at: input.offset, input.pointer)
-            }
-        }
         switch step.kind {
         case .file(let operation):
-            switch operation {
-            case .write(_, let content):
-                if content != nil, let input = step.input {
-                    report.error(
-                        "give the file's content either as \"content\" or as an \"input\", not both",
-                        at: input.offset, input.pointer)
-                } else if content == nil {
-                    needs("a file write without \"content\"")
-                }
-            case .render: needs("a render")
-            case .select: needs("a select")
-            case .replace: needs("a replace")
-            case .read, .copy, .concat: takesNone("a file \(operation.name)")
-            }
+            checkFileInput(of: step, operation, hasInput: hasInput)
         case .http(let http):
             if http.body != nil, let input = step.input {
                 report.error(
@@ -199,10 +173,42 @@ struct WorkflowValidator {
                     at: step.offset, step.pointer.appending("inputTo"))
             }
         case .branch:
-            takesNone("a branch (it reads \"on\")")
+            refuseInput(of: step, "a branch (it reads \"on\")")
         case .shell:
             break
         }
+    }
+
+    /// Checks the input of a file step: which operations need one, and which take none.
+    private func checkFileInput(of step: Step, _ operation: FileOperation, hasInput: Bool) {
+        switch operation {
+        case .write(_, let content):
+            if content != nil, let input = step.input {
+                report.error(
+                    "give the file's content either as \"content\" or as an \"input\", not both",
+                    at: input.offset, input.pointer)
+            } else if content == nil {
+                requireInput(of: step, "a file write without \"content\"", hasInput: hasInput)
+            }
+        case .render: requireInput(of: step, "a render", hasInput: hasInput)
+        case .select: requireInput(of: step, "a select", hasInput: hasInput)
+        case .replace: requireInput(of: step, "a replace", hasInput: hasInput)
+        case .read, .copy, .concat: refuseInput(of: step, "a file \(operation.name)")
+        }
+    }
+
+    /// Reports that `step`, which is `what`, needs an input, unless it has one.
+    private func requireInput(of step: Step, _ what: String, hasInput: Bool) {
+        guard !hasInput else { return }
+        report.error(
+            "\(what) needs an \"input\" wired from another procedure", at: step.offset,
+            step.pointer)
+    }
+
+    /// Reports the input of `step`, which is `what` and takes none, if it has one.
+    private func refuseInput(of step: Step, _ what: String) {
+        guard let input = step.input else { return }
+        report.error("\(what) takes no input", at: input.offset, input.pointer)
     }
 
     private func checkBinding(_ reference: Reference?, in step: Step, group: Group, isInput: Bool) {

@@ -47,84 +47,107 @@ public final class JSONEventReporter: Reporter, @unchecked Sendable {
         func line(_ name: String, _ fields: JSONWriter.Object) -> String {
             JSONWriter.string([("event", .string(name))] + head + fields) + "\n"
         }
-        let text: String
-        switch event.kind {
+        if case .stepOutput(let stream, let lines) = event.kind {
+            console.write(
+                lines.map {
+                    line(
+                        "step.output",
+                        [("stream", .string(stream.rawValue)), ("line", .string(String($0)))])
+                }
+                .joined())
+            return
+        }
+        let (name, fields) = describe(event.kind)
+        console.write(line(name, fields))
+    }
+
+    /// The name and fields of an event other than output.
+    private func describe(_ kind: RunEvent.Kind) -> (String, JSONWriter.Object) {
+        switch kind {
         case .workflowStarted(let name, let steps):
-            text = line(
+            return (
                 "workflow.started",
-                [("workflow", .string(name)), ("steps", .array(steps.map(JSONValue.string)))])
+                [("workflow", .string(name)), ("steps", .array(steps.map(JSONValue.string)))]
+            )
         case .stepStarted(let attempt, let total):
-            text = line(
+            return (
                 "step.started",
-                [("attempt", .number(Double(attempt))), ("attempts", .number(Double(total)))])
+                [("attempt", .number(Double(attempt))), ("attempts", .number(Double(total)))]
+            )
         case .stepWaited(let wait, let duration):
-            text = line(
+            return (
                 "step.waited",
-                [("wait", .string(wait.rawValue)), ("duration", .number(rounded(duration)))])
-        case .stepOutput(let stream, let lines):
-            text = lines.map {
-                line(
-                    "step.output",
-                    [("stream", .string(stream.rawValue)), ("line", .string(String($0)))])
-            }
-            .joined()
+                [("wait", .string(wait.rawValue)), ("duration", .number(rounded(duration)))]
+            )
+        case .stepOutput:
+            return ("step.output", [])
         case .stepSucceeded(let duration):
-            text = line("step.finished", [("duration", .number(rounded(duration)))])
+            return ("step.finished", [("duration", .number(rounded(duration)))])
         case .stepFailed(let reason, let tail, let duration, let tolerated):
-            text = line(
+            return (
                 "step.failed",
                 [
                     ("reason", .string(reason)), ("stderr", .array(tail.map(JSONValue.string))),
                     ("duration", .number(rounded(duration))), ("continued", .bool(tolerated)),
-                ])
+                ]
+            )
         case .stepSkipped(let reason):
-            text = line("step.skipped", [("reason", .string(reason))])
+            return ("step.skipped", [("reason", .string(reason))])
         case .stepCached(let note):
-            text = line("step.cached", note.map { [("note", .string($0))] } ?? [])
+            return ("step.cached", note.map { [("note", .string($0))] } ?? [])
         case .stepExplained(let reason):
-            text = line("step.explained", [("reason", .string(reason))])
+            return ("step.explained", [("reason", .string(reason))])
         case .stepRetried(let attempt, let total, let reason, let duration):
-            text = line(
+            return (
                 "step.retried",
                 [
                     ("attempt", .number(Double(attempt))), ("attempts", .number(Double(total))),
                     ("reason", .string(reason)), ("duration", .number(rounded(duration))),
-                ])
+                ]
+            )
         case .stepCancelled(let reason, let duration):
             var fields: JSONWriter.Object = [("reason", .string(reason))]
             if let duration { fields.append(("duration", .number(rounded(duration)))) }
-            text = line("step.cancelled", fields)
+            return ("step.cancelled", fields)
         case .workflowInterrupted(let signal, let commands, let alwaysSteps, let grace):
-            text = line(
-                "workflow.interrupted",
-                [
-                    ("signal", .string(SignalName.names[signal] ?? "\(signal)")),
-                    ("commands", .number(Double(commands))),
-                    ("alwaysSteps", .number(Double(alwaysSteps))),
-                    ("gracePeriod", .number(grace)),
-                ])
+            return ("workflow.interrupted", interrupted(signal, commands, alwaysSteps, grace))
         case .workflowFinished(let summary):
-            var fields: JSONWriter.Object = [("workflow", .string(summary.name))]
-            switch summary.result {
-            case .succeeded: fields.append(("result", .string("succeeded")))
-            case .failed: fields.append(("result", .string("failed")))
-            case .interrupted(let signal):
-                fields.append(("result", .string("interrupted")))
-                fields.append(("signal", .string(SignalName.names[signal] ?? "\(signal)")))
-            }
-            fields.append(("duration", .number(rounded(summary.duration))))
-            let steps = summary.rows.map { row -> JSONValue in
-                var object: [String: JSONValue] = [
-                    "id": .string(row.id), "status": .string(row.status.rawValue),
-                ]
-                if let duration = row.duration { object["duration"] = .number(rounded(duration)) }
-                if let reason = row.reason { object["reason"] = .string(reason) }
-                return .object(object)
-            }
-            fields.append(("steps", .array(steps)))
-            text = line("workflow.finished", fields)
+            return ("workflow.finished", finished(summary))
         }
-        console.write(text)
+    }
+
+    /// The fields of `workflow.interrupted`.
+    private func interrupted(
+        _ signal: Int32, _ commands: Int, _ alwaysSteps: Int, _ grace: TimeInterval
+    ) -> JSONWriter.Object {
+        [
+            ("signal", .string(SignalName.names[signal] ?? "\(signal)")),
+            ("commands", .number(Double(commands))), ("alwaysSteps", .number(Double(alwaysSteps))),
+            ("gracePeriod", .number(grace)),
+        ]
+    }
+
+    /// The fields of `workflow.finished`.
+    private func finished(_ summary: RunSummary) -> JSONWriter.Object {
+        var fields: JSONWriter.Object = [("workflow", .string(summary.name))]
+        switch summary.result {
+        case .succeeded: fields.append(("result", .string("succeeded")))
+        case .failed: fields.append(("result", .string("failed")))
+        case .interrupted(let signal):
+            fields.append(("result", .string("interrupted")))
+            fields.append(("signal", .string(SignalName.names[signal] ?? "\(signal)")))
+        }
+        fields.append(("duration", .number(rounded(summary.duration))))
+        let steps = summary.rows.map { row -> JSONValue in
+            var object: [String: JSONValue] = [
+                "id": .string(row.id), "status": .string(row.status.rawValue),
+            ]
+            if let duration = row.duration { object["duration"] = .number(rounded(duration)) }
+            if let reason = row.reason { object["reason"] = .string(reason) }
+            return .object(object)
+        }
+        fields.append(("steps", .array(steps)))
+        return fields
     }
 
     private func rounded(_ seconds: TimeInterval) -> Double {

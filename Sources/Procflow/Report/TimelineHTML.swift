@@ -41,22 +41,7 @@ enum TimelineHTML {
                 html += " title=\"\(title.markupEscaped(inAttribute: true))\"></span>"
             }
             for attempt in step.attempts {
-                let start = run.offset(attempt.started)
-                let end = run.offset(attempt.ended ?? now)
-                let failed = attempt.failure != nil
-                let status = failed ? StepStatus.failed : step.status
-                var title = "\(step.id)"
-                if step.maxAttempts > 1 {
-                    title += ", attempt \(attempt.number) of \(step.maxAttempts)"
-                }
-                title += ": \(status.rawValue) after \(formatDuration(end - start))"
-                if let reason = attempt.failure ?? step.reason { title += ": \(reason)" }
-                let kind = step.node.isContainer ? "bar group" : "bar"
-                let paint =
-                    step.node.isContainer
-                    ? "border-color:\(color)" : "background:\(status.presentation.color)"
-                html += "<span class=\"\(kind)\" style=\"\(position(start, end));\(paint)\""
-                html += " title=\"\(title.markupEscaped(inAttribute: true))\"></span>"
+                html += bar(of: attempt, of: step, in: run, now: now, position: position)
             }
             if step.attempts.isEmpty {
                 let title =
@@ -70,6 +55,31 @@ enum TimelineHTML {
             html += "</div></div>\n"
         }
         return html + "</div>\n"
+    }
+
+    /// The bar of one attempt of `step`, placed by `position`.
+    private static func bar(
+        of attempt: RunRecord.Attempt, of step: RunRecord.Step, in run: RunRecord, now: Date,
+        position: (TimeInterval, TimeInterval) -> String
+    ) -> String {
+        let color = step.status.presentation.color
+        let start = run.offset(attempt.started)
+        let end = run.offset(attempt.ended ?? now)
+        let failed = attempt.failure != nil
+        let status = failed ? StepStatus.failed : step.status
+        var title = "\(step.id)"
+        if step.maxAttempts > 1 {
+            title += ", attempt \(attempt.number) of \(step.maxAttempts)"
+        }
+        title += ": \(status.rawValue) after \(formatDuration(end - start))"
+        if let reason = attempt.failure ?? step.reason { title += ": \(reason)" }
+        let kind = step.node.isContainer ? "bar group" : "bar"
+        let paint =
+            step.node.isContainer
+            ? "border-color:\(color)" : "background:\(status.presentation.color)"
+        var html = "<span class=\"\(kind)\" style=\"\(position(start, end));\(paint)\""
+        html += " title=\"\(title.markupEscaped(inAttribute: true))\"></span>"
+        return html
     }
 
     private static func percent(_ value: Double) -> String {

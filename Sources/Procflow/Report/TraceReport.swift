@@ -53,43 +53,13 @@ enum TraceReport {
         var waits: [Span] = []
         var notRun: [JSONValue] = []
         for step in run.steps {
-            for wait in step.waits {
-                let (start, finish) = (run.offset(wait.started), run.offset(wait.ended))
-                waits.append(
-                    Span(start: start, end: finish) { lane in
-                        complete(
-                            "\(step.id): \(wait.kind.rawValue)", category: "wait", process: .waits,
-                            lane: lane, start: start, end: finish,
-                            args: ["step": .string(step.id), "wait": .string(wait.kind.rawValue)])
-                    })
-            }
+            waits += waitSpans(of: step, in: run)
             if step.attempts.isEmpty {
                 notRun.append(instant(step, at: run.offset(step.ended ?? run.finished ?? Date())))
             } else if step.node.isContainer {
-                let (start, finish) = (
-                    run.offset(step.started!), run.offset(step.ended ?? run.finished ?? Date())
-                )
-                groups.append(
-                    Span(
-                        start: start, end: finish,
-                        event: { lane in
-                            complete(
-                                step.id, category: step.node.kind, process: .groups, lane: lane,
-                                start: start, end: finish, args: args(step))
-                        }, enclosing: Set(step.path + [""]), id: step.id))
+                groups.append(groupSpan(of: step, in: run))
             } else {
-                for attempt in step.attempts {
-                    let start = run.offset(attempt.started)
-                    let finish = run.offset(attempt.ended ?? run.finished ?? Date())
-                    attempts.append(
-                        Span(start: start, end: finish) { lane in
-                            complete(
-                                attempt.number == 1
-                                    ? step.id : "\(step.id) (attempt \(attempt.number))",
-                                category: "step", process: .steps, lane: lane, start: start,
-                                end: finish, args: args(step, attempt: attempt))
-                        })
-                }
+                attempts += attemptSpans(of: step, in: run)
             }
         }
         for (process, spans) in [(Process.steps, attempts), (.groups, groups), (.waits, waits)] {
@@ -106,6 +76,47 @@ enum TraceReport {
                 .object(["workflow": .string(run.name), "generator": .string("procflow")])
             ),
         ]) + "\n"
+    }
+
+    /// The waits of `step`, each a span on the waits' lanes.
+    private static func waitSpans(of step: RunRecord.Step, in run: RunRecord) -> [Span] {
+        step.waits.map { wait in
+            let (start, finish) = (run.offset(wait.started), run.offset(wait.ended))
+            return Span(start: start, end: finish) { lane in
+                complete(
+                    "\(step.id): \(wait.kind.rawValue)", category: "wait", process: .waits,
+                    lane: lane, start: start, end: finish,
+                    args: ["step": .string(step.id), "wait": .string(wait.kind.rawValue)])
+            }
+        }
+    }
+
+    /// A group or branch `step` that started, as a span that the steps it holds may share.
+    private static func groupSpan(of step: RunRecord.Step, in run: RunRecord) -> Span {
+        let (start, finish) = (
+            run.offset(step.started!), run.offset(step.ended ?? run.finished ?? Date())
+        )
+        return Span(
+            start: start, end: finish,
+            event: { lane in
+                complete(
+                    step.id, category: step.node.kind, process: .groups, lane: lane,
+                    start: start, end: finish, args: args(step))
+            }, enclosing: Set(step.path + [""]), id: step.id)
+    }
+
+    /// Each attempt of `step`, a span.
+    private static func attemptSpans(of step: RunRecord.Step, in run: RunRecord) -> [Span] {
+        step.attempts.map { attempt in
+            let start = run.offset(attempt.started)
+            let finish = run.offset(attempt.ended ?? run.finished ?? Date())
+            return Span(start: start, end: finish) { lane in
+                complete(
+                    attempt.number == 1 ? step.id : "\(step.id) (attempt \(attempt.number))",
+                    category: "step", process: .steps, lane: lane, start: start,
+                    end: finish, args: args(step, attempt: attempt))
+            }
+        }
     }
 
     /// Gives each span the lowest lane free at its start, a span free to share its lane with

@@ -67,38 +67,12 @@ struct WatchPlan: Sendable {
         var forEachSteps: Set<String> = []
         /// Adds what `step` reads and makes, a change to what it reads running `target`.
         func add(_ step: Step, target: String, anyItem: Bool) {
-            var sources = step.caching.sources
-            var generates = step.caching.generates
-            var stepDirectory = directory
-            switch step.kind {
-            case .shell(let shell):
-                guard let cwd = shell.cwd else { break }
-                guard anyItem, cwd.contains("${") else {
-                    stepDirectory = resolve(cwd, in: directory)
-                    break
-                }
-                // Relative paths start in a directory named by the item: any directory.
-                sources = sources.compactMap { pattern in
-                    pattern.isAbsolute ? pattern : try? GlobPattern(cwd + "/" + pattern.text)
-                }
-            case .file(let operation) where !anyItem:
-                let (reads, writes) = IncrementalStep.files(of: operation)
-                sources += reads
-                generates += writes
-            case .file, .http, .group, .branch:
-                break
-            }
-            if anyItem { sources = Self.anyItem(sources) }
-            if !sources.isEmpty {
+            let (read, made) = Self.files(of: step, in: directory, anyItem: anyItem)
+            if let read {
                 watched.append(
-                    Watched(
-                        target: target, directory: stepDirectory,
-                        sources: IncrementalStep.Files(sources, in: stepDirectory)))
+                    Watched(target: target, directory: read.directory, sources: read.files))
             }
-            if !generates.isEmpty, !anyItem {
-                generated.append(
-                    (stepDirectory, IncrementalStep.Files(generates, in: stepDirectory)))
-            }
+            if let made { generated.append(made) }
         }
         workflow.forEachStep { nested in
             let step = nested.step
@@ -134,8 +108,16 @@ struct WatchPlan: Sendable {
         self.dependents = dependents
         self.parents = parents
         self.positions = positions
+        roots = Self.roots(of: watched, workflowFiles: workflowFiles, directory: directory)
+    }
+
+    /// The directories to watch: those of the workflow files and of what the steps read, as
+    /// few as cover them, within the workflow's directory and the workflow files'.
+    private static func roots(
+        of watched: [Watched], workflowFiles: Set<String>, directory: String
+    ) -> [String] {
         let workflowDirectory = resolve(directory, in: ".")
-        roots = Self.roots(
+        return roots(
             workflowFiles.map { Procflow.directory(of: $0) }
                 + watched.flatMap { entry in
                     entry.sources.paths.map {
@@ -144,6 +126,44 @@ struct WatchPlan: Sendable {
                         + entry.sources.patterns.map { $0.fixedDirectory(in: entry.directory) }
                 },
             within: [workflowDirectory] + workflowFiles.map { Procflow.directory(of: $0) })
+    }
+
+    /// What `step`, in a workflow whose relative paths start at `directory`, reads (where from,
+    /// and what) and makes, if anything; with `anyItem`, a reference to a `forEach` item in
+    /// its paths stands for any one name, and what it makes cannot be told.
+    private static func files(of step: Step, in directory: String, anyItem: Bool) -> (
+        read: (directory: String, files: IncrementalStep.Files)?,
+        made: (directory: String, files: IncrementalStep.Files)?
+    ) {
+        var sources = step.caching.sources
+        var generates = step.caching.generates
+        var stepDirectory = directory
+        switch step.kind {
+        case .shell(let shell):
+            guard let cwd = shell.cwd else { break }
+            guard anyItem, cwd.contains("${") else {
+                stepDirectory = resolve(cwd, in: directory)
+                break
+            }
+            // Relative paths start in a directory named by the item: any directory.
+            sources = sources.compactMap { pattern in
+                pattern.isAbsolute ? pattern : try? GlobPattern(cwd + "/" + pattern.text)
+            }
+        case .file(let operation) where !anyItem:
+            let (reads, writes) = IncrementalStep.files(of: operation)
+            sources += reads
+            generates += writes
+        case .file, .http, .group, .branch:
+            break
+        }
+        if anyItem { sources = Self.anyItem(sources) }
+        let read =
+            sources.isEmpty
+            ? nil : (stepDirectory, IncrementalStep.Files(sources, in: stepDirectory))
+        let made =
+            generates.isEmpty || anyItem
+            ? nil : (stepDirectory, IncrementalStep.Files(generates, in: stepDirectory))
+        return (read, made)
     }
 
     /// Takes the files the depfiles of the last runs named, by step (or instance) id, in place

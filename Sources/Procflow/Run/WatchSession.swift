@@ -125,34 +125,8 @@ final class WatchSession: @unchecked Sendable {
                     workflow = nil
                 }
                 isFirstLoad = false
-                // With targets, what they do not need is not watched.
-                let watched = workflow.map { targets.isEmpty ? $0 : $0.restricted(to: targets) }
-                var plan = watched.map {
-                    WatchPlan(
-                        $0, directory: WorkflowRunner.directory(of: $0),
-                        stateDirectory: session.settings.stateDirectory.path, ownFiles: ownFiles)
-                }
-                if let cache = state.withLock({ $0.cache }) {
-                    plan?.learn(cache.discoveredSources())
-                }
-                state.withLock { state in
-                    state.plan = plan
-                    // What was seen while the workflow was broken, or before it changed, is
-                    // not what the next run reads: the cache's records say that.
-                    state.seen = [:]
-                    if let files = plan?.workflowFiles { state.workflowFiles = files }
-                }
-                // While the workflow is broken, what was watched still is.
-                let roots = plan?.roots ?? watcher?.roots ?? [directory(of: file)]
-                if watcher?.roots != roots {
-                    do {
-                        let started = try FileWatcher(roots: roots)
-                        started.start(quiet: Self.quiet) { [self] in noticed($0) }
-                        watcher?.watcher.stop()
-                        watcher = (started, roots)
-                    } catch {
-                        return .watchFailed(error.description)
-                    }
+                if let failure = follow(workflow, watcher: &watcher) {
+                    return .watchFailed(failure)
                 }
             }
             guard let loaded = workflow else {
@@ -170,6 +144,42 @@ final class WatchSession: @unchecked Sendable {
             case .run(let steps):
                 chosen = steps
             }
+        }
+    }
+
+    /// Makes what is watched follow `workflow` (`nil` when it cannot be loaded: then what was
+    /// watched still is), starting a new `watcher` when the directories to watch change;
+    /// why the files cannot be watched, if they cannot.
+    private func follow(
+        _ workflow: Workflow?, watcher: inout (watcher: FileWatcher, roots: [String])?
+    ) -> String? {
+        // With targets, what they do not need is not watched.
+        let watched = workflow.map { targets.isEmpty ? $0 : $0.restricted(to: targets) }
+        var plan = watched.map {
+            WatchPlan(
+                $0, directory: WorkflowRunner.directory(of: $0),
+                stateDirectory: session.settings.stateDirectory.path, ownFiles: ownFiles)
+        }
+        if let cache = state.withLock({ $0.cache }) {
+            plan?.learn(cache.discoveredSources())
+        }
+        state.withLock { state in
+            state.plan = plan
+            // What was seen while the workflow was broken, or before it changed, is not what
+            // the next run reads: the cache's records say that.
+            state.seen = [:]
+            if let files = plan?.workflowFiles { state.workflowFiles = files }
+        }
+        let roots = plan?.roots ?? watcher?.roots ?? [directory(of: file)]
+        guard watcher?.roots != roots else { return nil }
+        do {
+            let started = try FileWatcher(roots: roots)
+            started.start(quiet: Self.quiet) { [self] in noticed($0) }
+            watcher?.watcher.stop()
+            watcher = (started, roots)
+            return nil
+        } catch {
+            return error.description
         }
     }
 

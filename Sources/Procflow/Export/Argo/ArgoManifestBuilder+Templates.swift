@@ -65,6 +65,55 @@ extension ArgoManifestBuilder {
     /// must not read (`{{`) arrive the same way.
     private func shellTemplate(_ step: Step, _ shell: Shell) -> Manifest {
         usesWorkspace = true
+        var (needs, words, parameters, artifacts, environment) = shellPodInputs(step, shell)
+        needs.output = shell.output != .none
+        needs.given = givesGroupOutput(step) && !needsFinisher(step)
+        let command =
+            needs.isNone
+            ? words
+            : ["/bin/sh", "-c", PodScript.wrapper(needs), "procflow"]
+                + (needs.arguments ? [] : words)
+        var outputs: [Manifest] = []
+        if needs.output {
+            outputs.append(
+                .members([
+                    "name": "output",
+                    "valueFrom": .members([
+                        "path": .string(PodScript.work + "/argo/output"), "default": "",
+                    ]),
+                ]))
+        }
+        if needs.given { outputs.append(Self.givenOutput) }
+        var members = common(step)
+        if let timeout = step.timeout {
+            // An IntOrString, which Argo's schema writes as a string.
+            members.append(
+                .init("activeDeadlineSeconds", .string(String(Int(timeout.rounded(.up))))))
+        }
+        return withMembers(
+            .members([
+                "name": .string(names[step.id]),
+                "metadata": annotations(step),
+                "inputs": inputs(parameters: parameters, artifacts: artifacts),
+                "outputs": Manifest.nonEmpty(outputs).map { ["parameters": $0] },
+                "container": .members([
+                    "image": .string(step.image ?? options.image ?? ""),
+                    "command": .strings(command),
+                    "workingDir": .string(resolve(shell.cwd ?? ".", in: PodScript.workspace)),
+                    "env": Manifest.nonEmpty(environment),
+                    "volumeMounts": [Self.workspaceMount],
+                ]),
+            ]), members)
+    }
+
+    /// What a shell step's pod is given: the wrapper's needs, the command's words, the
+    /// template's parameters and
+    /// raw artifacts (wired values, values Argo must not read, a command's words that hold
+    /// `{{`), and the plain environment.
+    private func shellPodInputs(_ step: Step, _ shell: Shell) -> (
+        needs: PodScript.Needs, words: [String], parameters: [String], artifacts: [Manifest],
+        environment: [Manifest]
+    ) {
         var needs = PodScript.Needs()
         var parameters: [String] = []
         var artifacts: [Manifest] = []
@@ -113,44 +162,7 @@ extension ArgoManifestBuilder {
                         data: base64(word)))
             }
         }
-        needs.output = shell.output != .none
-        needs.given = givesGroupOutput(step) && !needsFinisher(step)
-        let command =
-            needs.isNone
-            ? words
-            : ["/bin/sh", "-c", PodScript.wrapper(needs), "procflow"]
-                + (needs.arguments ? [] : words)
-        var outputs: [Manifest] = []
-        if needs.output {
-            outputs.append(
-                .members([
-                    "name": "output",
-                    "valueFrom": .members([
-                        "path": .string(PodScript.work + "/argo/output"), "default": "",
-                    ]),
-                ]))
-        }
-        if needs.given { outputs.append(Self.givenOutput) }
-        var members = common(step)
-        if let timeout = step.timeout {
-            // An IntOrString, which Argo's schema writes as a string.
-            members.append(
-                .init("activeDeadlineSeconds", .string(String(Int(timeout.rounded(.up))))))
-        }
-        return withMembers(
-            .members([
-                "name": .string(names[step.id]),
-                "metadata": annotations(step),
-                "inputs": inputs(parameters: parameters, artifacts: artifacts),
-                "outputs": Manifest.nonEmpty(outputs).map { ["parameters": $0] },
-                "container": .members([
-                    "image": .string(step.image ?? options.image ?? ""),
-                    "command": .strings(command),
-                    "workingDir": .string(resolve(shell.cwd ?? ".", in: PodScript.workspace)),
-                    "env": Manifest.nonEmpty(environment),
-                    "volumeMounts": [Self.workspaceMount],
-                ]),
-            ]), members)
+        return (needs, words, parameters, artifacts, environment)
     }
 
     /// A command's environment as procflow gives it, in order, each name once with its last
@@ -257,37 +269,10 @@ extension ArgoManifestBuilder {
         if let input {
             fields.append(.init("input", PodWorkflow.wire(from: inputID, select: input.select)))
         }
-        if let retry = step.retry {
-            fields.append(
-                .init(
-                    "retry",
-                    .members([
-                        "attempts": .integer(retry.attempts),
-                        "backoff": .string(retry.backoff.rawValue),
-                        "delay": .number(retry.delay),
-                        "maxDelay": retry.maxDelay.map(Manifest.number),
-                        "jitter": .number(retry.jitter),
-                    ])))
-        }
+        if let retry = step.retry { fields.append(.init("retry", Self.retry(retry))) }
         if let timeout = step.timeout { fields.append(.init("timeout", .number(timeout))) }
         procedures.append(.object(fields))
-        let output = PodWorkflow.output("output")
-        switch operation {
-        case .read(let path, .json):
-            procedures.append(
-                copy(outputID, from: PodWorkflow.path(path), to: output, after: step.id))
-        case .select:
-            procedures.append(
-                copy(
-                    outputID, from: .string(PodWorkflow.input("input")), to: output, after: step.id)
-            )
-        case .read, .render, .replace, .concat:
-            procedures.append(
-                PodWorkflow.write(
-                    outputID, file: "output", wire: PodWorkflow.wire(from: step.id, select: nil)))
-        case .write, .copy:
-            break
-        }
+        if let writer = outputWriter(outputID, of: step, operation) { procedures.append(writer) }
         var outputs: [Manifest] = []
         if step.outputFormat != .none {
             outputs.append(
@@ -306,6 +291,37 @@ extension ArgoManifestBuilder {
             values: input == nil ? [] : [("input", "input")], outputs: outputs,
             image: step.image ?? options.procflowImage, mountsWorkspace: true,
             extra: common(step, retries: false))
+    }
+
+    /// A step's `retry` as the pod's one-step workflow writes it.
+    private static func retry(_ retry: Retry) -> Manifest {
+        .members([
+            "attempts": .integer(retry.attempts),
+            "backoff": .string(retry.backoff.rawValue),
+            "delay": .number(retry.delay),
+            "maxDelay": retry.maxDelay.map(Manifest.number),
+            "jitter": .number(retry.jitter),
+        ])
+    }
+
+    /// The procedure, named `id`, that writes a file step's output where Argo reads it; `nil`
+    /// for operations without one.
+    private func outputWriter(_ id: String, of step: Step, _ operation: FileOperation)
+        -> Manifest?
+    {
+        let output = PodWorkflow.output("output")
+        switch operation {
+        case .read(let path, .json):
+            return copy(id, from: PodWorkflow.path(path), to: output, after: step.id)
+        case .select:
+            return copy(
+                id, from: .string(PodWorkflow.input("input")), to: output, after: step.id)
+        case .read, .render, .replace, .concat:
+            return PodWorkflow.write(
+                id, file: "output", wire: PodWorkflow.wire(from: step.id, select: nil))
+        case .write, .copy:
+            return nil
+        }
     }
 
     /// The fields of a file operation, paths absolute in the workspace and literal.
