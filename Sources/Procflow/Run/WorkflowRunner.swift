@@ -14,68 +14,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex; reporters are
     // called one at a time, holding `reporting`.
 
-    /// How a run behaves: limits, signals, the environment it starts from.
-    public struct Options: Sendable {
-        /// How many steps run at once (per group).
-        public var maxConcurrent: Int
-        /// Cancel everything after the first failure.
-        public var failFast: Bool
-        /// How long a command gets between SIGTERM (or a forwarded signal) and SIGKILL.
-        public var gracePeriod: TimeInterval
-        /// The most stdout bytes kept for a text or JSON output.
-        public var captureLimit: Int
-        /// procflow's own environment.
-        public var environment: [String: String]
-        /// The path of the procflow binary, given to commands as `PROCFLOW`.
-        public var executable: String
-        /// Whether every process below this one belongs to the run (as in the `procflow`
-        /// command): then procflow becomes their subreaper, and ends every one still alive
-        /// when the run ends. Otherwise the run ends the processes that carry its run id.
-        public var ownsDescendants: Bool
-        /// What is remembered between runs, for incremental steps; `nil` to run every step
-        /// and remember nothing.
-        public var cache: StepCache?
-        /// Run every step, incremental ones included, and record them.
-        public var force: Bool
-        /// Report why each step runs.
-        public var explain: Bool
-
-        /// Options with procflow's defaults: as many steps at once as cores, a 5 s grace period, a
-        /// 16 MiB capture limit, procflow's own environment.
-        public init(
-            maxConcurrent: Int = ProcessInfo.processInfo.activeProcessorCount,
-            failFast: Bool = false,
-            gracePeriod: TimeInterval = 5, captureLimit: Int = 16 << 20,
-            environment: [String: String] = ProcessInfo.processInfo.environment,
-            executable: String = WorkflowRunner.currentExecutable,
-            ownsDescendants: Bool = false, cache: StepCache? = nil, force: Bool = false,
-            explain: Bool = false
-        ) {
-            self.maxConcurrent = maxConcurrent
-            self.failFast = failFast
-            self.gracePeriod = gracePeriod
-            self.captureLimit = captureLimit
-            self.environment = environment
-            self.executable = executable
-            self.ownsDescendants = ownsDescendants
-            self.cache = cache
-            self.force = force
-            self.explain = explain
-        }
-    }
-
-    private struct Record {
-        var path: [String]
-        var status = StepStatus.pending
-        var started: Date?
-        /// When the current attempt started.
-        var attemptStarted: Date?
-        var duration: TimeInterval?
-        var reason: String?
-    }
-
     private struct State {
-        var records: [String: Record] = [:]
         var root: StepGroupProcedure?
         var interrupted: Int32?
         var failedFast = false
@@ -83,9 +22,6 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         var finished = false
         /// A second signal asked for everything to be killed at once.
         var killed = false
-        /// The steps made as the run went (a forEach's instances), by the id of the step they
-        /// were made for, in the order made.
-        var added: [String: [String]] = [:]
     }
 
     /// Numbers the runs of this process, for their ids.
@@ -100,8 +36,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private let runStop = RunStop()
     /// Whether some step is `always`: then an interrupt leaves those to run.
     private let hasAlwaysSteps: Bool
-    /// Steps in file order, depth first, for the summary.
-    private let order: [String]
+    /// Where each step stands.
+    private let records: StepRecords
     /// Every step with where it stands, in file order, depth first.
     private let nestedSteps: [NestedStep]
     /// The run's id, given to every command as `PROCFLOW_RUN_ID`, so that what a command
@@ -124,21 +60,10 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         self.workflow = workflow
         self.options = options
         self.reporters = reporters
-        var order: [String] = []
-        var records: [String: Record] = [:]
-        var templates: Set<String> = []
         let nestedSteps = workflow.nestedSteps
-        for nested in nestedSteps {
-            // What a forEach step holds is a template: its instances are reported instead.
-            if nested.path.contains(where: templates.contains) { continue }
-            if nested.step.forEach != nil { templates.insert(nested.step.id) }
-            order.append(nested.step.id)
-            records[nested.step.id] = Record(path: nested.path)
-        }
         self.nestedSteps = nestedSteps
-        self.order = order
+        records = StepRecords(nestedSteps)
         hasAlwaysSteps = nestedSteps.contains { $0.step.always }
-        state.withLock { $0.records = records }
         let number = Self.runCount.wrappingAdd(1, ordering: .relaxed).newValue
         runID = [options.environment["PROCFLOW_RUN_ID"], "\(getpid())-\(number)"]
             .compactMap { $0 }.joined(separator: "/")
@@ -196,7 +121,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         // Processes that leave their group stay below procflow, for ``endLeftovers()``.
         if options.ownsDescendants { LeftoverSweep.becomeSubreaper() }
         let started = Date()
-        emit(RunEvent(kind: .workflowStarted(name: workflow.name, steps: order)))
+        emit(RunEvent(kind: .workflowStarted(name: workflow.name, steps: records.order)))
         let (settled, everything) = settleUpToDateSteps()
         var summary: RunSummary
         if everything, state.withLock({ $0.interrupted == nil }) {
@@ -234,52 +159,36 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         state.withLock { $0.finished = true }
     }
 
-    /// Settles the incremental steps found up to date before the run, putting back their
-    /// generated files; and tells whether that is every step. If a file cannot be put back,
-    /// nothing is settled: each step asks the cache when it is about to run.
+    /// Settles the incremental steps found up to date before the run (``CachePreview``),
+    /// and tells whether that is every step.
     private func settleUpToDateSteps() -> (
         settled: [String: SettledStepProcedure], everything: Bool
     ) {
         guard let cache = options.cache, !options.force, !incrementalSteps.isEmpty else {
             return ([:], false)
         }
-        let preview = CachePreview(workflow, incremental: incrementalSteps, cache: cache)
-        var settled: [String: SettledStepProcedure] = [:]
-        for (id, decision) in preview.settled {
-            guard let record = decision.record, let value = cache.value(of: record),
-                let step = incrementalSteps[id]
-            else { return ([:], false) }
-            do {
-                settled[id] = SettledStepProcedure(
-                    value: value, note: try cache.settle(decision, for: step))
-            } catch {
-                return ([:], false)
-            }
-        }
-        return (settled, preview.settlesEverything)
+        return CachePreview(workflow, incremental: incrementalSteps, cache: cache).settle(
+            incrementalSteps, with: cache)
     }
 
     /// The steps, as an up-to-date run reports them.
     var upToDateSteps: [UpToDateSnapshot.Step] {
         // No builder is made for a run with nothing to run: the steps come from the file.
         let containers = Set(nestedSteps.filter { !$0.step.kind.isLeaf }.map(\.step.id))
-        return state.withLock { state in
-            order.map { id in
-                UpToDateSnapshot.Step(
-                    id: id, path: state.records[id]?.path ?? [],
-                    isContainer: containers.contains(id))
-            }
+        return records.order.map { id in
+            UpToDateSnapshot.Step(
+                id: id, path: records.path(of: id), isContainer: containers.contains(id))
         }
     }
 
     /// The steps running now: those that do work, and the groups they are in.
     public var runningSteps: [String] {
-        state.withLock { state in state.records.filter { $0.value.status == .running }.map(\.key) }
+        records.running
     }
 
     /// The incremental steps of the run.
     var incremental: [IncrementalStep] {
-        order.compactMap { incrementalSteps[$0] }
+        records.order.compactMap { incrementalSteps[$0] }
     }
 
     /// Cancels the run because procflow received `signal`: running commands get the signal,
@@ -298,11 +207,10 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         var alwaysSteps = 0
         if hasAlwaysSteps, root != nil, runStop.stop(interruption) {
             for procedure in builder.cancellableLeaves() { procedure.cancel(with: interruption) }
-            alwaysSteps = state.withLock { state in
+            alwaysSteps =
                 nestedSteps.filter {
-                    $0.step.always && state.records[$0.step.id].map { !$0.status.isDone } == true
+                    $0.step.always && records[$0.step.id].map { !$0.status.isDone } == true
                 }.count
-            }
             DispatchQueue.global().asyncAfter(deadline: .now() + options.gracePeriod) {
                 [weak self] in self?.kill()
             }
@@ -330,24 +238,11 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         processGroups.signalAll(SIGKILL)
     }
 
-    /// Ends what the run's commands left behind: processes that left their process groups
-    /// (found below procflow in the process tree) and groups still torn down, with SIGTERM,
-    /// the grace period, then SIGKILL. Nothing the run started outlives it.
+    /// Ends what the run's commands left behind (``RunTeardown``); a second signal hurries it.
     private func endLeftovers() {
-        // Commands still being torn down (a cancelled step's condition command) get the rest
-        // of their grace period first: they have had their signal.
-        let deadline = Date().addingTimeInterval(options.gracePeriod)
-        while processGroups.anyAlive(), Date() < deadline, !state.withLock({ $0.killed }) {
-            usleep(10_000)
-        }
-        let leftovers =
-            options.ownsDescendants
-            ? LeftoverSweep.descendants()
-            : LeftoverSweep.carrying("PROCFLOW_RUN_ID", value: runID)
-        LeftoverSweep.terminate(
-            leftovers, gracePeriod: options.gracePeriod,
-            hurry: { [state] in state.withLock { $0.killed } })
-        processGroups.signalAll(SIGKILL)
+        RunTeardown.endLeftovers(
+            of: processGroups, runID: runID, ownsDescendants: options.ownsDescendants,
+            gracePeriod: options.gracePeriod, hurry: { [state] in state.withLock { $0.killed } })
     }
 
     // MARK: - Step events
@@ -362,34 +257,12 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         {
             emit(step: id, .stepExplained(reason: Self.whyItRuns(step, cache: options.cache)))
         }
-        let now = Date()
-        state.withLock {
-            $0.records[id]?.status = .running
-            if $0.records[id]?.started == nil { $0.records[id]?.started = now }
-            $0.records[id]?.attemptStarted = now
-        }
+        records.start(id, at: Date())
         emit(step: id, .stepStarted(attempt: attempt, of: builder.step(id)?.retry?.attempts ?? 1))
     }
 
     func added(_ steps: [(id: String, path: [String])]) {
-        guard let owner = steps.first?.path.last else { return }
-        state.withLock { state in
-            for (id, path) in steps where state.records[id] == nil {
-                state.records[id] = Record(path: path)
-                state.added[owner, default: []].append(id)
-            }
-        }
-    }
-
-    /// Every step, in file order, depth first, with the steps made for a step right after it.
-    private func fullOrder(_ state: State) -> [String] {
-        guard !state.added.isEmpty else { return order }
-        var full: [String] = []
-        for id in order {
-            full.append(id)
-            full += state.added[id] ?? []
-        }
-        return full
+        records.add(steps)
     }
 
     func output(_ id: String, _ stream: ShellProcedure.Stream, _ lines: [Substring]) {
@@ -400,7 +273,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         let reason =
             previous.map { describe(StepOutcome.classify(error: $0, cancelled: false), id: id) }
             ?? "it failed"
-        let since = state.withLock { $0.records[id]?.attemptStarted }
+        let since = records[id]?.attemptStarted
         let duration = since.map { Date().timeIntervalSince($0) } ?? 0
         emit(
             step: id,
@@ -426,11 +299,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     func finished(_ id: String, _ procedure: Procedure) {
         let outcome = StepOutcome.of(procedure)
         let tolerated = builder.step(id)?.continueOnError ?? false
-        let (duration, record) = state.withLock { state -> (TimeInterval?, Record?) in
-            let duration = state.records[id]?.started.map { Date().timeIntervalSince($0) }
-            state.records[id]?.duration = duration
-            return (duration, state.records[id])
-        }
+        let (duration, record) = records.end(id)
         guard let record, !record.status.isDone else { return }
         let kind: RunEvent.Kind
         let status: StepStatus
@@ -453,10 +322,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             reason = message
             (kind, status) = (.stepCancelled(reason: message, duration: duration), .cancelled)
         }
-        state.withLock {
-            $0.records[id]?.status = status
-            $0.records[id]?.reason = reason
-        }
+        records.settle(id, status, reason: reason)
         emit(step: id, kind)
         if case .branch = builder.step(id)?.kind {
             // Cases a branch never chose are never built: their steps are reported with it.
@@ -469,15 +335,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// accepts, as skipped for `reason`. Steps that were built report their own end.
     private func skipPending(reason: String, where matches: (NestedStep) -> Bool) {
         let candidates = nestedSteps.filter { matches($0) && builder.node($0.step.id) == nil }
-        let skipped = state.withLock { state in
-            candidates.filter { nested in
-                guard state.records[nested.step.id]?.status == .pending else { return false }
-                state.records[nested.step.id]?.status = .skipped
-                state.records[nested.step.id]?.reason = reason
-                return true
-            }
+        for id in records.skipPending(candidates.map(\.step.id), reason: reason) {
+            emit(step: id, .stepSkipped(reason: reason))
         }
-        for nested in skipped { emit(step: nested.step.id, .stepSkipped(reason: reason)) }
     }
 
     /// Cancels every step that is not `always`, leaving clean-up steps to run; steps a branch
@@ -500,7 +360,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         case .dependencyProblem:
             return builder.dependencyProblem(of: id) ?? "a dependency did not give its output"
         case .groupSkipped(let groupOutcome):
-            guard let group = state.withLock({ $0.records[id]?.path.last }) else {
+            guard let group = records.path(of: id).last else {
                 return "its group did not run"
             }
             return "its group \(group) was skipped: \(describe(groupOutcome, id: group))"
@@ -521,12 +381,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// Steps that never started nor finished: in a branch case not taken, or in a group that
     /// did not run. They are reported as skipped.
     private func accountForStepsThatNeverRan() {
-        let pending = state.withLock { state in
-            fullOrder(state).filter { state.records[$0]?.status == .pending }.map {
-                ($0, state.records[$0]!.path)
-            }
-        }
-        for (id, path) in pending {
+        for (id, path) in records.pending {
             var reason = "its group did not run"
             if let parent = path.last, let branch = builder.node(parent) as? BranchProcedure {
                 if let chosen = branch.chosenCase {
@@ -535,22 +390,14 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
                     reason = "branch \(parent) did not run"
                 }
             }
-            state.withLock {
-                $0.records[id]?.status = .skipped
-                $0.records[id]?.reason = reason
-            }
+            records.settle(id, .skipped, reason: reason)
             emit(step: id, .stepSkipped(reason: reason))
         }
     }
 
     private func makeSummary(duration: TimeInterval) -> RunSummary {
-        state.withLock { state in
-            let rows = fullOrder(state).map { id -> RunSummary.Row in
-                let record = state.records[id]!
-                return RunSummary.Row(
-                    id: id, path: record.path, status: record.status, duration: record.duration,
-                    reason: record.reason)
-            }
+        let rows = records.rows
+        return state.withLock { state in
             let result: RunSummary.Result
             if let signal = state.interrupted {
                 result = .interrupted(signal)
@@ -566,8 +413,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     // MARK: - Reporting
 
     private func emit(step id: String, _ kind: RunEvent.Kind) {
-        let path = state.withLock { $0.records[id]?.path ?? [] }
-        emit(RunEvent(step: id, path: path, kind: kind))
+        emit(RunEvent(step: id, path: records.path(of: id), kind: kind))
     }
 
     private func emit(_ event: RunEvent) {

@@ -1,0 +1,141 @@
+import Foundation
+import ProcedureKit
+
+/// Where each step of a run stands — pending, running, done with a status and a reason — in
+/// file order, with the steps made as the run goes (a `forEach`'s instances) right after the
+/// step they were made for: what the summary and the reporters' paths come from.
+final class StepRecords: Sendable {
+    /// One step's standing.
+    struct Record {
+        var path: [String]
+        var status = StepStatus.pending
+        var started: Date?
+        /// When the current attempt started.
+        var attemptStarted: Date?
+        var duration: TimeInterval?
+        var reason: String?
+    }
+
+    private struct State {
+        var records: [String: Record] = [:]
+        /// The steps made as the run went, by the id of the step they were made for, in the
+        /// order made.
+        var added: [String: [String]] = [:]
+    }
+
+    /// The steps of the file, in file order, depth first.
+    let order: [String]
+    private let state = Locked(State())
+
+    /// Every step of `workflow` but what its `forEach` steps hold (templates: their
+    /// instances are reported instead), pending.
+    init(_ nestedSteps: [NestedStep]) {
+        var order: [String] = []
+        var records: [String: Record] = [:]
+        var templates: Set<String> = []
+        for nested in nestedSteps {
+            if nested.path.contains(where: templates.contains) { continue }
+            if nested.step.forEach != nil { templates.insert(nested.step.id) }
+            order.append(nested.step.id)
+            records[nested.step.id] = Record(path: nested.path)
+        }
+        self.order = order
+        state.withLock { $0.records = records }
+    }
+
+    /// The record of `id`.
+    subscript(id: String) -> Record? {
+        state.withLock { $0.records[id] }
+    }
+
+    /// The groups and branches `id` is in, outermost first.
+    func path(of id: String) -> [String] {
+        state.withLock { $0.records[id]?.path ?? [] }
+    }
+
+    /// Notes that attempt of `id` started at `time`.
+    func start(_ id: String, at time: Date) {
+        state.withLock {
+            $0.records[id]?.status = .running
+            if $0.records[id]?.started == nil { $0.records[id]?.started = time }
+            $0.records[id]?.attemptStarted = time
+        }
+    }
+
+    /// Notes how long `id` took, now that it ended; returns that, and its record.
+    func end(_ id: String) -> (duration: TimeInterval?, record: Record?) {
+        state.withLock { state in
+            let duration = state.records[id]?.started.map { Date().timeIntervalSince($0) }
+            state.records[id]?.duration = duration
+            return (duration, state.records[id])
+        }
+    }
+
+    /// Sets where `id` ended up.
+    func settle(_ id: String, _ status: StepStatus, reason: String?) {
+        state.withLock {
+            $0.records[id]?.status = status
+            $0.records[id]?.reason = reason
+        }
+    }
+
+    /// Adds steps made for the step that holds them (the last of their path), pending.
+    func add(_ steps: [(id: String, path: [String])]) {
+        guard let owner = steps.first?.path.last else { return }
+        state.withLock { state in
+            for (id, path) in steps where state.records[id] == nil {
+                state.records[id] = Record(path: path)
+                state.added[owner, default: []].append(id)
+            }
+        }
+    }
+
+    /// The steps running now.
+    var running: [String] {
+        state.withLock { state in state.records.filter { $0.value.status == .running }.map(\.key) }
+    }
+
+    /// Marks as skipped for `reason` those of `ids` still pending; returns them.
+    func skipPending(_ ids: [String], reason: String) -> [String] {
+        state.withLock { state in
+            ids.filter { id in
+                guard state.records[id]?.status == .pending else { return false }
+                state.records[id]?.status = .skipped
+                state.records[id]?.reason = reason
+                return true
+            }
+        }
+    }
+
+    /// Every step still pending, in order, with its path.
+    var pending: [(id: String, path: [String])] {
+        state.withLock { state in
+            Self.fullOrder(order, state).filter { state.records[$0]?.status == .pending }.map {
+                ($0, state.records[$0]!.path)
+            }
+        }
+    }
+
+    /// The summary's rows, in order.
+    var rows: [RunSummary.Row] {
+        state.withLock { state in
+            Self.fullOrder(order, state).map { id in
+                let record = state.records[id]!
+                return RunSummary.Row(
+                    id: id, path: record.path, status: record.status, duration: record.duration,
+                    reason: record.reason)
+            }
+        }
+    }
+
+    /// Every step, in file order, depth first, with the steps made for a step right after it.
+    private static func fullOrder(_ order: [String], _ state: State) -> [String] {
+        guard !state.added.isEmpty else { return order }
+        var full: [String] = []
+        for id in order {
+            full.append(id)
+            full += state.added[id] ?? []
+        }
+        return full
+    }
+}

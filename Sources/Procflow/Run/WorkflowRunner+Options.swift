@@ -1,0 +1,53 @@
+import Foundation
+
+extension WorkflowRunner {
+    /// How a run behaves: limits, signals, the environment it starts from.
+    public struct Options: Sendable {
+        /// How many steps run at once (per group).
+        public var maxConcurrent: Int
+        /// Cancel everything after the first failure.
+        public var failFast: Bool
+        /// How long a command gets between SIGTERM (or a forwarded signal) and SIGKILL.
+        public var gracePeriod: TimeInterval
+        /// The most stdout bytes kept for a text or JSON output.
+        public var captureLimit: Int
+        /// procflow's own environment.
+        public var environment: [String: String]
+        /// The path of the procflow binary, given to commands as `PROCFLOW`.
+        public var executable: String
+        /// Whether every process below this one belongs to the run (as in the `procflow`
+        /// command): then procflow becomes their subreaper, and ends every one still alive
+        /// when the run ends. Otherwise the run ends the processes that carry its run id.
+        public var ownsDescendants: Bool
+        /// What is remembered between runs, for incremental steps; `nil` to run every step
+        /// and remember nothing.
+        public var cache: StepCache?
+        /// Run every step, incremental ones included, and record them.
+        public var force: Bool
+        /// Report why each step runs.
+        public var explain: Bool
+
+        /// Options with procflow's defaults: as many steps at once as cores, a 5 s grace period, a
+        /// 16 MiB capture limit, procflow's own environment.
+        public init(
+            maxConcurrent: Int = ProcessInfo.processInfo.activeProcessorCount,
+            failFast: Bool = false,
+            gracePeriod: TimeInterval = 5, captureLimit: Int = 16 << 20,
+            environment: [String: String] = ProcessInfo.processInfo.environment,
+            executable: String = WorkflowRunner.currentExecutable,
+            ownsDescendants: Bool = false, cache: StepCache? = nil, force: Bool = false,
+            explain: Bool = false
+        ) {
+            self.maxConcurrent = maxConcurrent
+            self.failFast = failFast
+            self.gracePeriod = gracePeriod
+            self.captureLimit = captureLimit
+            self.environment = environment
+            self.executable = executable
+            self.ownsDescendants = ownsDescendants
+            self.cache = cache
+            self.force = force
+            self.explain = explain
+        }
+    }
+}
