@@ -5,11 +5,9 @@ import ProcedureKit
 /// run. If not, it puts back what the step generated, gives the output the last run gave,
 /// and finishes without running anything. If so, it runs the procedure, and once that has
 /// succeeded records what the step read and made.
-final class IncrementalStepProcedure: GroupProcedure, InputProcedure, OutputProcedure,
-    @unchecked Sendable
-{
-    // @unchecked Sendable: mutable state lives in `values`, a `Locked` mutex; the rest is
-    // constant.
+final class IncrementalStepProcedure: GroupProcedure, StepPortsProcedure, @unchecked Sendable {
+    // @unchecked Sendable: mutable state lives in `ports` and `values`, `Locked` mutexes; the
+    // rest is constant.
 
     /// What the cache needs of the run.
     struct Context: Sendable {
@@ -20,8 +18,6 @@ final class IncrementalStepProcedure: GroupProcedure, InputProcedure, OutputProc
     }
 
     private struct Values {
-        var input: Pending<JSONValue> = .pending
-        var output: Pending<ProcedureResult<JSONValue>> = .pending
         /// Set when the step was up to date: the note on what was put back, if anything.
         var cachedNote: String??
         /// What the step runs with, to record once it has succeeded.
@@ -50,15 +46,7 @@ final class IncrementalStepProcedure: GroupProcedure, InputProcedure, OutputProc
         super.init(operations: [])
     }
 
-    var input: Pending<JSONValue> {
-        get { values.withLock { $0.input } }
-        set { values.withLock { $0.input = newValue } }
-    }
-
-    var output: Pending<ProcedureResult<JSONValue>> {
-        get { values.withLock { $0.output } }
-        set { values.withLock { $0.output = newValue } }
-    }
+    let ports = Locked(StepPorts())
 
     /// If the step was up to date: the note on the files put back (`.some(nil)` if none).
     var cachedNote: String?? {
@@ -72,10 +60,8 @@ final class IncrementalStepProcedure: GroupProcedure, InputProcedure, OutputProc
             do throws(CacheProblem) {
                 let note = try cache.settle(decision, for: step)
                 if let value = cache.value(of: record) {
-                    values.withLock {
-                        $0.output = .ready(.success(value))
-                        $0.cachedNote = .some(note)
-                    }
+                    output = .ready(.success(value))
+                    values.withLock { $0.cachedNote = .some(note) }
                     return super.execute()
                 }
                 decision = .run(

@@ -142,10 +142,7 @@ struct WorkflowValidator {
     private func checkInput(of info: StepInfo) {
         let step = info.step
         let receivesFromGroup =
-            info.parent.map { infos[$0] }.map { parent -> Bool in
-                if case .group(let group) = parent.step.kind { return group.inputTo?.id == step.id }
-                return false
-            } ?? false
+            info.parent.map { infos[$0].step.forwardsInput(to: step.id) } ?? false
         let hasInput = step.input != nil || receivesFromGroup
         if step.input != nil, receivesFromGroup {
             report.error(

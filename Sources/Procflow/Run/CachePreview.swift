@@ -142,7 +142,7 @@ struct CachePreview {
             }
         }
         if let parent = nested.parent.flatMap({ positions[$0] }),
-            case .group(let group) = steps[parent].step.kind, group.inputTo?.id == nested.step.id
+            steps[parent].step.forwardsInput(to: nested.step.id)
         {
             guard let value = groupInput(of: parent) else { return nil }
             inputs.append(("input", value))
@@ -159,10 +159,9 @@ struct CachePreview {
     /// child's.
     private func output(of id: String) -> JSONValue? {
         var current = id
-        while let position = positions[current], case .group(let group) = steps[position].step.kind
-        {
-            guard let child = group.outputFrom?.id else { return .null }
-            current = child
+        while let position = positions[current], case .group = steps[position].step.kind {
+            guard let child = steps[position].step.outputChild else { return .null }
+            current = child.id
         }
         guard let record = settled[current]?.record else { return nil }
         return cache.value(of: record)
@@ -173,7 +172,7 @@ struct CachePreview {
         let nested = steps[position]
         if let wire = nested.step.input { return recordedValue(of: wire) }
         if let parent = nested.parent.flatMap({ positions[$0] }),
-            case .group(let group) = steps[parent].step.kind, group.inputTo?.id == nested.step.id
+            steps[parent].step.forwardsInput(to: nested.step.id)
         {
             return groupInput(of: parent)
         }

@@ -14,8 +14,8 @@ import ProcedureKit
 /// file). Every write is atomic: the content goes to a temporary file in the destination's
 /// directory, which is then renamed over the destination, so a failure or a cancellation never
 /// leaves a half-written file. Missing directories are created.
-public final class FileProcedure: Procedure, InputProcedure, OutputProcedure, @unchecked Sendable {
-    // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex.
+public final class FileProcedure: Procedure, StepPortsProcedure, @unchecked Sendable {
+    // @unchecked Sendable: mutable state lives in `ports`, a `Locked` mutex.
 
     /// What to do; relative paths are relative to the working directory of procflow.
     public enum Operation: Sendable {
@@ -29,31 +29,15 @@ public final class FileProcedure: Procedure, InputProcedure, OutputProcedure, @u
         case concat(paths: [String], path: String?)
     }
 
-    private struct State {
-        var input: Pending<JSONValue> = .pending
-        var output: Pending<ProcedureResult<JSONValue>> = .pending
-    }
-
     /// What it does.
     public let operation: Operation
-    private let state = Locked(State())
+    /// The input and output.
+    public let ports = Locked(StepPorts())
 
     /// A procedure that performs `operation`.
     public init(_ operation: Operation) {
         self.operation = operation
         super.init()
-    }
-
-    /// The content to write, the template's values, or the text or JSON to transform.
-    public var input: Pending<JSONValue> {
-        get { state.withLock { $0.input } }
-        set { state.withLock { $0.input = newValue } }
-    }
-
-    /// What the operation gives: a file's content, the rendered or transformed text, or `.null`.
-    public var output: Pending<ProcedureResult<JSONValue>> {
-        get { state.withLock { $0.output } }
-        set { state.withLock { $0.output = newValue } }
     }
 
     public override func execute() {

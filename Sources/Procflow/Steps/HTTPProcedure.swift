@@ -9,12 +9,10 @@ import ProcedureKit
 /// status and the first bytes of the body; a refused connection, an unknown host, a TLS failure
 /// or no answer in time fails it with one line saying which. Its output is the response body as
 /// text, as JSON, or nothing.
-public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @unchecked Sendable {
-    // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex.
+public final class HTTPProcedure: Procedure, StepPortsProcedure, @unchecked Sendable {
+    // @unchecked Sendable: mutable state lives in `ports` and `state`, `Locked` mutexes.
 
     private struct State {
-        var input: Pending<JSONValue> = .pending
-        var output: Pending<ProcedureResult<JSONValue>> = .pending
         var cancelRequest: (@Sendable () -> Void)?
     }
 
@@ -23,6 +21,8 @@ public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @u
     /// Seconds the whole exchange may take.
     public let timeout: TimeInterval
     private let transport: any HTTPTransport
+    /// The input and output.
+    public let ports = Locked(StepPorts())
     private let state = Locked(State())
 
     /// A procedure that makes `request` through `transport`, giving up after `timeout` seconds.
@@ -34,18 +34,6 @@ public final class HTTPProcedure: Procedure, InputProcedure, OutputProcedure, @u
         self.timeout = timeout
         self.transport = transport
         super.init()
-    }
-
-    /// The request body, when wired.
-    public var input: Pending<JSONValue> {
-        get { state.withLock { $0.input } }
-        set { state.withLock { $0.input = newValue } }
-    }
-
-    /// The response body as text or JSON, or `.null`, once an accepted answer has come.
-    public var output: Pending<ProcedureResult<JSONValue>> {
-        get { state.withLock { $0.output } }
-        set { state.withLock { $0.output = newValue } }
     }
 
     public override func execute() {

@@ -21,8 +21,8 @@ import ProcedureKit
 ///
 /// Cancelling it (a timeout does) sends SIGTERM to its process group — or the signal of an
 /// ``InterruptError`` it is cancelled with — then SIGKILL after ``Options/gracePeriod``.
-public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @unchecked Sendable {
-    // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex.
+public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sendable {
+    // @unchecked Sendable: mutable state lives in `ports` and `state`, `Locked` mutexes.
 
     /// What to run.
     public enum Command: Sendable {
@@ -142,8 +142,6 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
     }
 
     private struct State {
-        var input: Pending<JSONValue> = .pending
-        var output: Pending<ProcedureResult<JSONValue>> = .pending
         var run: (any RunningCommand)?
     }
 
@@ -153,6 +151,8 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
     public let options: Options
     /// The values ``setEnvironmentValue(_:for:)`` sets, read when the command starts.
     public let environmentInputs: EnvironmentInputs
+    /// The input and output.
+    public let ports = Locked(StepPorts())
     private let state = Locked(State())
 
     /// A procedure that runs `command` with `options`; `environmentInputs` holds the values wired
@@ -167,18 +167,6 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
         super.init()
     }
 
-    /// What the command reads on stdin: a string as is, any other value as JSON text.
-    public var input: Pending<JSONValue> {
-        get { state.withLock { $0.input } }
-        set { state.withLock { $0.input = newValue } }
-    }
-
-    /// `.null`, stdout as text, or stdout as JSON, once the command has succeeded.
-    public var output: Pending<ProcedureResult<JSONValue>> {
-        get { state.withLock { $0.output } }
-        set { state.withLock { $0.output = newValue } }
-    }
-
     /// Gives the command `value` in the environment variable `name`: a string as is, any other
     /// value as JSON text. Set before the procedure executes.
     public func setEnvironmentValue(_ value: JSONValue, for name: String) {
@@ -191,7 +179,7 @@ public final class ShellProcedure: Procedure, InputProcedure, OutputProcedure, @
     }
 
     public override func execute() {
-        let input = state.withLock { $0.input.value }
+        let input = input.value
         var environment = options.environment
         let wired = environmentInputs.all
         if !wired.isEmpty { environment.merge(wired) { _, wired in wired } }

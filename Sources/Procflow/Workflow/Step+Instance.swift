@@ -133,6 +133,11 @@ private struct ItemFilling {
     }
 
     func apply(to step: Step) throws(Step.InstanceError) -> Step {
+        try step.mapped { (step) throws(Step.InstanceError) in try fill(step) }
+    }
+
+    /// `step`'s own fields filled in (not those of the steps it holds).
+    private func fill(_ step: Step) throws(Step.InstanceError) -> Step {
         var step = step
         step.when = try step.when.map { (condition) throws(Step.InstanceError) in
             try apply(to: condition)
@@ -155,21 +160,8 @@ private struct ItemFilling {
             step.kind = .http(http)
         case .file(let operation):
             step.kind = .file(try apply(to: operation))
-        case .group(var group):
-            var steps: [Step] = []
-            for child in group.steps { steps.append(try apply(to: child)) }
-            group.steps = steps
-            step.kind = .group(group)
-        case .branch(var branch):
-            for index in branch.cases.indices {
-                var steps: [Step] = []
-                for child in branch.cases[index].steps { steps.append(try apply(to: child)) }
-                branch.cases[index].steps = steps
-            }
-            var otherwise: [Step] = []
-            for child in branch.otherwise { otherwise.append(try apply(to: child)) }
-            branch.otherwise = otherwise
-            step.kind = .branch(branch)
+        case .group, .branch:
+            break
         }
         return step
     }

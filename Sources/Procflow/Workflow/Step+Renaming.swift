@@ -1,33 +1,30 @@
 extension Step {
     /// The step with its id, and every id it mentions (dependencies, wires, bindings, those
     /// of the steps it holds), passed through `rename`: how an included file's steps join the
-    /// workflow under its prefix. Recursion is bounded by the parser's nesting limit.
+    /// workflow under its prefix.
     func renamed(_ rename: (String) -> String) -> Step {
-        var step = self
-        step.id = rename(id)
-        step.dependsOn = dependsOn.map { $0.renamed(rename) }
-        step.input = input?.renamed(rename)
-        step.when = when?.renamed(rename)
-        switch kind {
-        case .shell(var shell):
-            shell.inputs = shell.inputs.map { ($0.name, $0.wire.renamed(rename)) }
-            step.kind = .shell(shell)
-        case .group(var group):
-            group.steps = group.steps.map { $0.renamed(rename) }
-            group.inputTo = group.inputTo?.renamed(rename)
-            group.outputFrom = group.outputFrom?.renamed(rename)
-            step.kind = .group(group)
-        case .branch(var branch):
-            branch.on = branch.on.renamed(rename)
-            for index in branch.cases.indices {
-                branch.cases[index].steps = branch.cases[index].steps.map { $0.renamed(rename) }
+        mapped { original in
+            var step = original
+            step.id = rename(step.id)
+            step.dependsOn = step.dependsOn.map { $0.renamed(rename) }
+            step.input = step.input?.renamed(rename)
+            step.when = step.when?.renamed(rename)
+            switch step.kind {
+            case .shell(var shell):
+                shell.inputs = shell.inputs.map { ($0.name, $0.wire.renamed(rename)) }
+                step.kind = .shell(shell)
+            case .group(var group):
+                group.inputTo = group.inputTo?.renamed(rename)
+                group.outputFrom = group.outputFrom?.renamed(rename)
+                step.kind = .group(group)
+            case .branch(var branch):
+                branch.on = branch.on.renamed(rename)
+                step.kind = .branch(branch)
+            case .http, .file:
+                break
             }
-            branch.otherwise = branch.otherwise.map { $0.renamed(rename) }
-            step.kind = .branch(branch)
-        case .http, .file:
-            break
+            return step
         }
-        return step
     }
 }
 

@@ -80,9 +80,7 @@ public struct Step: Sendable {
         case .shell(let shell): return shell.output
         case .http(let http): return http.output
         case .file(let operation): return operation.outputFormat
-        case .group(let group):
-            guard let source = group.outputFrom else { return .none }
-            return group.steps.first { $0.id == source.id }?.outputFormat ?? .none
+        case .group: return outputChild?.outputFormat ?? .none
         case .branch: return .none
         }
     }
@@ -151,5 +149,31 @@ extension Step {
         case .group, .branch: return true
         default: return false
         }
+    }
+}
+
+extension Step {
+    /// For a group, the child it forwards its input to (`inputTo`); `nil` for other steps.
+    public var inputChild: Step? {
+        guard case .group(let group) = kind, let id = group.inputTo?.id else { return nil }
+        return group.steps.first { $0.id == id }
+    }
+
+    /// For a group, the child whose output it gives (`outputFrom`); `nil` for other steps.
+    public var outputChild: Step? {
+        guard case .group(let group) = kind, let id = group.outputFrom?.id else { return nil }
+        return group.steps.first { $0.id == id }
+    }
+
+    /// Whether this is a group that forwards its input to its child `id`.
+    public func forwardsInput(to id: String) -> Bool {
+        guard case .group(let group) = kind else { return false }
+        return group.inputTo?.id == id
+    }
+
+    /// Whether this is a group that gives the output of its child `id`.
+    public func givesOutput(of id: String) -> Bool {
+        guard case .group(let group) = kind else { return false }
+        return group.outputFrom?.id == id
     }
 }

@@ -34,19 +34,7 @@ extension Workflow {
     private static func keeping(_ ids: Set<String>, of list: [Step]) -> [Step] {
         list.filter { ids.contains($0.id) }.map { step in
             var step = step
-            switch step.kind {
-            case .group(var group):
-                group.steps = keeping(ids, of: group.steps)
-                step.kind = .group(group)
-            case .branch(var branch):
-                for index in branch.cases.indices {
-                    branch.cases[index].steps = keeping(ids, of: branch.cases[index].steps)
-                }
-                branch.otherwise = keeping(ids, of: branch.otherwise)
-                step.kind = .branch(branch)
-            case .shell, .http, .file:
-                break
-            }
+            step.kind = step.kind.mappingLists { keeping(ids, of: $0) }
             return step
         }
     }

@@ -204,9 +204,8 @@ final class ArgoManifestBuilder {
     /// Whether a step is the `outputFrom` of its group, so that the group must know whether
     /// it gave its output.
     func givesGroupOutput(_ step: Step) -> Bool {
-        guard let parent = nested[step.id]?.parent, case .group(let group) = self.step(parent).kind
-        else { return false }
-        return group.outputFrom?.id == step.id
+        guard let parent = nested[step.id]?.parent else { return false }
+        return self.step(parent).givesOutput(of: step.id)
     }
 
     /// Whether a step's output is checked, or announced, by a pod after it: JSON from a
@@ -229,8 +228,8 @@ final class ArgoManifestBuilder {
         case .file(.select(let pointer)):
             let input = staticInput(of: step) ?? (.json, nil)
             return (input.format, concatenate(input.select, pointer))
-        case .group(let group):
-            guard let child = group.outputFrom else { return (.none, nil) }
+        case .group:
+            guard let child = step.outputChild else { return (.none, nil) }
             return staticValue(of: child.id)
         default:
             return (step.outputFormat, nil)
@@ -243,8 +242,7 @@ final class ArgoManifestBuilder {
             let source = staticValue(of: input.from.id)
             return (source.format, concatenate(source.select, input.select))
         }
-        guard let parent = nested[step.id]?.parent, case .group(let group) = self.step(parent).kind,
-            group.inputTo?.id == step.id
+        guard let parent = nested[step.id]?.parent, self.step(parent).forwardsInput(to: step.id)
         else { return nil }
         return staticInput(of: self.step(parent))
     }
