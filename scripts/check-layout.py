@@ -12,14 +12,19 @@ input: one line per folder, `Folder -> A, B (why), C`, or `A, B -> nothing`. The
 cycle in the derived graph, on an arrow the code has and the README does not list, and on an
 arrow the README lists and the code does not have.
 
-    scripts/check-layout.py [--print]     (--print: the derived arrows, in the README's form)
+    scripts/check-layout.py [--print] [--root DIR]
+        --print: the derived arrows, in the README's form; --root: another checkout
 """
 
 import os
 import re
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = (
+    sys.argv[sys.argv.index("--root") + 1]
+    if "--root" in sys.argv
+    else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 SOURCES = os.path.join(ROOT, "Sources", "Procflow")
 README = os.path.join(ROOT, "README.md")
 

@@ -14,19 +14,20 @@ struct FileWatcherTests {
             at: directory.appendingPathComponent(".git"), withIntermediateDirectories: true)
         let watcher = try FileWatcher(roots: [directory.path])
         let reports = Locked([[String]]())
+        // The watches are in place once the watcher is made: no wait for start.
         watcher.start(quiet: 0.2) { paths in reports.withLock { $0.append(paths) } }
         defer { watcher.stop() }
-        usleep(100_000)
         let file = directory.appendingPathComponent("a.txt")
         for round in 0..<3 { try Data("\(round)".utf8).write(to: file) }
         #expect(eventually(timeout: 10) { reports.withLock { $0.count } == 1 })
         #expect(reports.withLock { $0.first } == [file.path])
 
+        // A file in directories made just now is reported, as the directories are watched
+        // when they appear; a file under .git, written before it, never is.
+        try Data("x".utf8).write(to: directory.appendingPathComponent(".git/HEAD"))
         let nested = directory.appendingPathComponent("src/deep")
         try FileManager.default.createDirectory(at: nested, withIntermediateDirectories: true)
-        usleep(300_000)  // the new directories are watched as they appear
         try Data("x".utf8).write(to: nested.appendingPathComponent("b.c"))
-        try Data("x".utf8).write(to: directory.appendingPathComponent(".git/HEAD"))
         #expect(
             eventually(timeout: 10) {
                 reports.withLock { $0.joined().contains(nested.path + "/b.c") }
@@ -39,18 +40,21 @@ struct FileWatcherTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let watcher = try FileWatcher(roots: [directory.path])
         let reports = Locked([[String]]())
-        watcher.start(quiet: 0.2) { paths in reports.withLock { $0.append(paths) } }
+        // A quiet period longer than the writes last: only the longest wait can report them.
+        watcher.start(quiet: 30) { paths in reports.withLock { $0.append(paths) } }
         defer { watcher.stop() }
-        usleep(100_000)
-        // A write every 50 ms for 4 s: never 0.2 s of quiet.
+        // A write every 50 ms until a report comes, for 20 s at most.
         let file = directory.appendingPathComponent("busy.log")
-        var reportedWhileBusy = false
-        for round in 0..<80 {
+        let started = Date()
+        var round = 0
+        while reports.withLock(\.isEmpty), Date().timeIntervalSince(started) < 20 {
             try Data("\(round)".utf8).write(to: file)
+            round += 1
             usleep(50_000)
-            if round >= 50, !reports.withLock(\.isEmpty) { reportedWhileBusy = true }
         }
-        #expect(reportedWhileBusy, "no report came while the file kept changing")
+        let reported = !reports.withLock(\.isEmpty)
+        #expect(reported, "no report came while the file kept changing")
+        #expect(reports.withLock { $0.first } == [file.path])
     }
 
     @Test func aMissingRootIsAClearError() {

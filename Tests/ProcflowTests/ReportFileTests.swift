@@ -264,7 +264,7 @@ struct ReportFileTests {
             """
             {"procedures": [
               {"id": "quick", "kind": "shell", "run": "echo done"},
-              {"id": "slow", "kind": "shell", "run": "sleep 300"}
+              {"id": "slow", "kind": "shell", "run": "touch started; sleep 300", "dependsOn": ["quick"]}
             ]}
             """)
         defer { fixture.remove() }
@@ -273,7 +273,8 @@ struct ReportFileTests {
             arguments: [
                 "--summary", "s.json", "--junit", "j.xml", "--trace", "t.json", "--html", "r.html",
             ])
-        Thread.sleep(forTimeInterval: 0.8)
+        // quick has finished once slow has started.
+        #expect(eventually(timeout: 30) { fixture.exists("started") })
         kill(running.process.processIdentifier, SIGINT)
         _ = running.finish(timeout: 30)
         #expect(running.process.terminationStatus == 130)

@@ -185,11 +185,13 @@ struct ShellProcedureTests {
     }
 
     @Test func aCommandThatIgnoresSIGTERMIsKilledAfterTheGracePeriod() {
-        let procedure = shell("trap '' TERM; sleep 300", gracePeriod: 0.3)
+        let recorder = LineRecorder()
+        let procedure = shell(
+            "trap '' TERM; echo ready >&2; sleep 300", gracePeriod: 0.3, recorder: recorder)
         ProcedureQueue().addOperation(procedure)
-        #expect(eventually { procedure.processGroup != nil })
+        // The trap is set once it says so.
+        #expect(eventually { recorder.all == ["stderr: ready"] })
         let group = procedure.processGroup!
-        usleep(100_000)
         let cancelled = Date()
         procedure.cancel()
         waitUntilFinished(procedure)
@@ -227,14 +229,17 @@ struct ShellProcedureTests {
     }
 
     @Test func anInterruptForwardsItsSignal() {
+        let recorder = LineRecorder()
         let procedure = shell(
-            "trap 'echo got INT; exit 42' INT; while true; do sleep 0.05; done", output: .text)
+            "trap 'echo got INT >&2; exit 42' INT; echo ready >&2; while true; do sleep 0.05; done",
+            output: .text, recorder: recorder)
         ProcedureQueue().addOperation(procedure)
-        #expect(eventually { procedure.processGroup != nil })
-        usleep(200_000)
+        #expect(eventually { recorder.all == ["stderr: ready"] })
         procedure.cancel(with: InterruptError(signal: SIGINT))
         waitUntilFinished(procedure)
         #expect(procedure.error is InterruptError)
+        // The command got SIGINT, not SIGTERM: its trap ran.
+        #expect(recorder.all == ["stderr: ready", "stderr: got INT"])
     }
 }
 

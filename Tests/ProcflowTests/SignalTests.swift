@@ -57,9 +57,15 @@ struct SignalTests {
         let fixture = try WorkflowFixture(Self.workflow)
         defer { fixture.remove() }
         let running = try RunningProcflow(fixture)
+        // Each group: the step's shell, its sh and the two sleeps.
+        func started(_ group: pid_t) -> Bool {
+            ProcessTable.read().entries.filter { $0.group == group && !$0.isZombie }.count >= 4
+        }
         #expect(
-            eventually(timeout: 30) { recordedGroups(in: fixture.directory, count: 2).count == 2 })
-        usleep(300_000)  // let the grandchildren start
+            eventually(timeout: 30) {
+                let groups = recordedGroups(in: fixture.directory, count: 2)
+                return groups.count == 2 && groups.allSatisfy(started)
+            })
         let groups = recordedGroups(in: fixture.directory, count: 2)
         #expect(groups.allSatisfy { ProcessGroups.isAlive($0) })
         kill(running.process.processIdentifier, signal)
@@ -82,19 +88,22 @@ struct SignalTests {
             ]}
             """)
         defer { fixture.remove() }
-        let running = try RunningProcflow(fixture, arguments: ["--grace-period", "60"])
+        let running = try LoggedProcflow(fixture, arguments: ["--grace-period", "60"])
+        // The shell has set its trap and started its sleep.
         #expect(
-            eventually(timeout: 30) { recordedGroups(in: fixture.directory, count: 1).count == 1 })
-        usleep(300_000)
+            eventually(timeout: 30) {
+                recordedGroups(in: fixture.directory, count: 1).first.map { group in
+                    ProcessTable.read().entries.filter { $0.group == group }.count >= 2
+                } == true
+            })
         let group = recordedGroups(in: fixture.directory, count: 1)[0]
-        kill(running.process.processIdentifier, SIGINT)
-        usleep(500_000)
+        running.signal(SIGINT)
+        #expect(eventually(timeout: 30) { running.output.contains("Ctrl-C again to kill them") })
         #expect(running.process.isRunning, "the first Ctrl-C waits for the grace period")
         let second = Date()
-        kill(running.process.processIdentifier, SIGINT)
-        _ = running.finish(timeout: 30)
+        running.signal(SIGINT)
+        #expect(running.finish(timeout: 30) == 130)
         #expect(Date().timeIntervalSince(second) < 10)
-        #expect(running.process.terminationStatus == 130)
         #expect(eventually(timeout: 10) { !ProcessGroups.isAlive(group) })
     }
 }

@@ -13,31 +13,49 @@ struct WatchTests {
         Array(fixture.ran.dropFirst(start))
     }
 
-    /// Waits until `runs.log` has `count` lines past `start`, then a moment more to see that
-    /// nothing else runs; returns those lines, sorted.
-    static func waitForRuns(
-        _ fixture: WorkflowFixture, from start: Int, count: Int,
+    /// The line the watch prints each time it has run what changed and waits again.
+    static let idleLine = "procflow: watching for changes (Ctrl-C to stop)\n"
+
+    /// How many times the watch has gone idle so far.
+    static func idles(_ watch: LoggedProcflow) -> Int {
+        watch.output.components(separatedBy: idleLine).count - 1
+    }
+
+    /// Does `change`, then waits until the watch has run what it called for and gone idle
+    /// again; returns the lines of `runs.log` past `start`, sorted: what ran for the change,
+    /// and nothing else.
+    static func runs(
+        _ fixture: WorkflowFixture, _ watch: LoggedProcflow, from start: Int,
+        after change: () throws -> Void,
         sourceLocation: Testing.SourceLocation = #_sourceLocation
-    ) -> [String] {
+    ) rethrows -> [String] {
+        let idle = idles(watch)
+        try change()
         #expect(
-            eventually(timeout: 30) { ran(fixture, from: start).count >= count },
-            "\(ran(fixture, from: start))", sourceLocation: sourceLocation)
-        Thread.sleep(forTimeInterval: 1)
+            eventually(timeout: 30) { idles(watch) > idle }, "\(watch.output)",
+            sourceLocation: sourceLocation)
         return ran(fixture, from: start).sorted()
+    }
+
+    /// Starts a watch of `fixture` with `arguments`; returns it once its first run is over.
+    static func watch(_ fixture: WorkflowFixture, _ arguments: [String] = []) throws
+        -> LoggedProcflow
+    {
+        let watch = try LoggedProcflow(fixture, arguments: ["--watch"] + arguments)
+        #expect(eventually(timeout: 30) { idles(watch) > 0 }, "\(watch.output)")
+        return watch
     }
 
     /// Sends `signal` to the watch and returns its output once it has exited with 128 +
     /// `signal`.
     static func end(
-        _ watch: RunningProcflow, with signal: Int32,
+        _ watch: LoggedProcflow, with signal: Int32,
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) -> String {
-        kill(watch.process.processIdentifier, signal)
-        let output = watch.finish(timeout: 30)
-        #expect(
-            watch.process.terminationStatus == 128 + signal, "\(output)",
-            sourceLocation: sourceLocation)
-        return output
+        watch.signal(signal)
+        let status = watch.finish(timeout: 30)
+        #expect(status == 128 + signal, "\(watch.output)", sourceLocation: sourceLocation)
+        return watch.output
     }
 
     static let pipeline = """
@@ -57,25 +75,26 @@ struct WatchTests {
         defer { fixture.remove() }
         try fixture.write("src/a.c", "a1\n")
         try fixture.write("src/b.c", "b1\n")
-        let watch = try RunningProcflow(fixture, arguments: ["--watch"])
-        #expect(
-            Self.waitForRuns(fixture, from: 0, count: 4) == ["cc-a", "cc-b", "link", "other"])
-        try fixture.write("src/a.c", "a2\n")
+        let watch = try Self.watch(fixture)
+        #expect(Self.ran(fixture, from: 0).sorted() == ["cc-a", "cc-b", "link", "other"])
         // The instance whose source changed, and what is downstream of it; not "other".
-        #expect(Self.waitForRuns(fixture, from: 4, count: 2) == ["cc-a", "link"])
+        #expect(
+            try Self.runs(fixture, watch, from: 4) { try fixture.write("src/a.c", "a2\n") }
+                == ["cc-a", "link"])
         #expect(fixture.contents("app") == "a2\nb1\n")
-        try fixture.write("src/b.c", "b2\n")
-        #expect(Self.waitForRuns(fixture, from: 6, count: 2) == ["cc-b", "link"])
+        #expect(
+            try Self.runs(fixture, watch, from: 6) { try fixture.write("src/b.c", "b2\n") }
+                == ["cc-b", "link"])
         #expect(fixture.contents("app") == "a2\nb2\n")
         // Neither a file no step reads, nor a source written with the content it had, is a
-        // change.
-        try fixture.write("notes.txt", "x\n")
-        try fixture.write("src/a.c", "a2\n")
-        Thread.sleep(forTimeInterval: 1)
-        #expect(Self.ran(fixture, from: 8) == [])
-        // An edit to the workflow loads it again and runs everything, the cache deciding.
-        try fixture.edit("echo other", "echo other2")
-        #expect(Self.waitForRuns(fixture, from: 8, count: 1) == ["other2"])
+        // change: after them, an edit to the workflow (which loads it again and runs
+        // everything, the cache deciding) runs only what it changed.
+        let afterEdit = try Self.runs(fixture, watch, from: 8) {
+            try fixture.write("notes.txt", "x\n")
+            try fixture.write("src/a.c", "a2\n")
+            try fixture.edit("echo other", "echo other2")
+        }
+        #expect(afterEdit == ["other2"])
         let output = Self.end(watch, with: SIGINT)
         #expect(output.contains("procflow: src/a.c changed, a source of cc\n"))
         #expect(output.contains("procflow: running cc, link\n"))
@@ -93,19 +112,22 @@ struct WatchTests {
             """)
         defer { fixture.remove() }
         try fixture.write("in.txt", "1\n")
-        let watch = try RunningProcflow(fixture, arguments: ["--watch", "--grace-period", "5"])
+        let watch = try LoggedProcflow(fixture, arguments: ["--watch", "--grace-period", "5"])
         func group(_ number: Int) -> pid_t? {
             fixture.contents("pid\(number)").flatMap {
                 pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
             }
         }
-        #expect(eventually(timeout: 30) { group(1) != nil })
-        usleep(300_000)
+        // The step's shell, its sh and the two sleeps: all started.
+        func started(_ group: pid_t) -> Bool {
+            ProcessTable.read().entries.filter { $0.group == group && !$0.isZombie }.count >= 4
+        }
+        #expect(eventually(timeout: 30) { group(1).map(started) == true })
         let first = try #require(group(1))
         try fixture.write("in.txt", "2\n")
         #expect(eventually(timeout: 30) { group(2) != nil }, "the step did not run again")
         #expect(!ProcessGroups.isAlive(first), "the stopped step's processes outlived it")
-        usleep(300_000)
+        #expect(eventually(timeout: 30) { group(2).map(started) == true })
         let second = try #require(group(2))
         #expect(ProcessGroups.isAlive(second))
         let output = Self.end(watch, with: SIGINT)
@@ -127,15 +149,12 @@ struct WatchTests {
             """)
         defer { fixture.remove() }
         try fixture.write("x.h", "0\n")
-        let watch = try RunningProcflow(fixture, arguments: ["--watch"])
-        #expect(Self.waitForRuns(fixture, from: 0, count: 2) == ["a", "b"])
-        try fixture.write("x.h", "1\n")
-        #expect(Self.waitForRuns(fixture, from: 2, count: 1) == ["b"])
+        let watch = try Self.watch(fixture)
+        #expect(Self.ran(fixture, from: 0).sorted() == ["a", "b"])
+        #expect(try Self.runs(fixture, watch, from: 2) { try fixture.write("x.h", "1\n") } == ["b"])
         // Loaded again, the session knows x.h only from the steps' records.
-        try fixture.edit("echo a", "echo  a")
-        Thread.sleep(forTimeInterval: 2)
-        try fixture.write("x.h", "0\n")
-        Thread.sleep(forTimeInterval: 2)
+        _ = try Self.runs(fixture, watch, from: 3) { try fixture.edit("echo a", "echo  a") }
+        _ = try Self.runs(fixture, watch, from: 3) { try fixture.write("x.h", "0\n") }
         let output = Self.end(watch, with: SIGINT)
         // What b read is not there any more, though it is what a read (b's first run is put
         // back from the cache, without running).
@@ -154,14 +173,17 @@ struct WatchTests {
         defer { fixture.remove() }
         try fixture.write("a.txt", "1\n")
         try fixture.write("b.txt", "1\n")
-        let watch = try RunningProcflow(fixture, arguments: ["a", "--watch"])
-        #expect(Self.waitForRuns(fixture, from: 0, count: 1) == ["a"])
-        try fixture.write("a.txt", "2\n")
-        #expect(Self.waitForRuns(fixture, from: 1, count: 1) == ["a"])
-        // b is no part of target a: its source is not watched.
-        try fixture.write("b.txt", "2\n")
-        Thread.sleep(forTimeInterval: 1)
-        #expect(Self.ran(fixture, from: 2) == [])
+        let watch = try Self.watch(fixture, ["a"])
+        #expect(Self.ran(fixture, from: 0) == ["a"])
+        #expect(
+            try Self.runs(fixture, watch, from: 1) { try fixture.write("a.txt", "2\n") } == ["a"])
+        // b is no part of target a: its source is not watched. After it, a change to a
+        // runs a alone.
+        let afterB = try Self.runs(fixture, watch, from: 2) {
+            try fixture.write("b.txt", "2\n")
+            try fixture.write("a.txt", "3\n")
+        }
+        #expect(afterB == ["a"])
         _ = Self.end(watch, with: SIGINT)
     }
 
@@ -177,10 +199,11 @@ struct WatchTests {
         defer { fixture.remove() }
         try fixture.write("main.c", "int main;\n")
         try fixture.write("inc/h.h", "// 1\n")
-        let watch = try RunningProcflow(fixture, arguments: ["--watch"])
-        #expect(Self.waitForRuns(fixture, from: 0, count: 1) == ["cc"])
-        try fixture.write("inc/h.h", "// 2\n")
-        #expect(Self.waitForRuns(fixture, from: 1, count: 1) == ["cc"])
+        let watch = try Self.watch(fixture)
+        #expect(Self.ran(fixture, from: 0) == ["cc"])
+        #expect(
+            try Self.runs(fixture, watch, from: 1) { try fixture.write("inc/h.h", "// 2\n") }
+                == ["cc"])
         #expect(fixture.contents("main.o") == "int main;\n// 2\n")
         let output = Self.end(watch, with: SIGINT)
         #expect(output.contains("procflow: inc/h.h changed, a source of cc\n"))
@@ -196,19 +219,23 @@ struct WatchTests {
             """)
         defer { fixture.remove() }
         try fixture.write("src/a.c", "a\n")
-        let watch = try RunningProcflow(fixture, arguments: ["--watch"])
-        #expect(Self.waitForRuns(fixture, from: 0, count: 1) == ["cat"])
+        let watch = try Self.watch(fixture)
+        #expect(Self.ran(fixture, from: 0) == ["cat"])
+        // A file made and removed is no change: after it, a new file the pattern matches runs
+        // the step once.
         let temporary = fixture.directory.appendingPathComponent("src/.#b.c").path
-        try fixture.write("src/.#b.c", "draft\n")
-        try FileManager.default.removeItem(atPath: temporary)
-        Thread.sleep(forTimeInterval: 1)
-        #expect(Self.ran(fixture, from: 1) == [])
-        // A new file the pattern matches, and one in a directory made just before it.
-        try fixture.write("src/b.c", "b\n")
-        #expect(Self.waitForRuns(fixture, from: 1, count: 1) == ["cat"])
+        let afterDraft = try Self.runs(fixture, watch, from: 1) {
+            try fixture.write("src/.#b.c", "draft\n")
+            try FileManager.default.removeItem(atPath: temporary)
+            try fixture.write("src/b.c", "b\n")
+        }
+        #expect(afterDraft == ["cat"])
         #expect(fixture.contents("all") == "a\nb\n")
-        try fixture.write("src/new/deeper/c.c", "c\n")
-        #expect(Self.waitForRuns(fixture, from: 2, count: 1) == ["cat"])
+        // One in a directory made just before it.
+        #expect(
+            try Self.runs(fixture, watch, from: 2) {
+                try fixture.write("src/new/deeper/c.c", "c\n")
+            } == ["cat"])
         #expect(fixture.contents("all") == "a\nb\nc\n")
         _ = Self.end(watch, with: SIGINT)
     }
@@ -217,8 +244,8 @@ struct WatchTests {
         let fixture = try WorkflowFixture(
             #"{"procedures": [{"id": "a", "kind": "shell", "run": "echo a >> runs.log"}]}"#)
         defer { fixture.remove() }
-        let watch = try RunningProcflow(fixture, arguments: ["--watch"])
-        #expect(Self.waitForRuns(fixture, from: 0, count: 1) == ["a"])
+        let watch = try Self.watch(fixture)
+        #expect(Self.ran(fixture, from: 0) == ["a"])
         let output = Self.end(watch, with: SIGTERM)
         #expect(output.contains("procflow: watching for changes (Ctrl-C to stop)\n"))
     }
@@ -226,13 +253,19 @@ struct WatchTests {
     @Test func aBrokenWorkflowIsWaitedOnUntilItIsFixed() throws {
         let fixture = try WorkflowFixture(#"{"procedures": [{"id": "a", "kind": "shell"}]}"#)
         defer { fixture.remove() }
-        let watch = try RunningProcflow(fixture, arguments: ["--watch"])
-        Thread.sleep(forTimeInterval: 1)
+        let watch = try LoggedProcflow(fixture, arguments: ["--watch"])
+        #expect(
+            eventually(timeout: 30) {
+                watch.output.contains(
+                    "procflow: waiting for the workflow to be fixed (Ctrl-C to stop)")
+            }, "\(watch.output)")
         #expect(watch.process.isRunning)
-        try fixture.write(
-            fixture.file,
-            #"{"procedures": [{"id": "a", "kind": "shell", "run": "echo a >> runs.log"}]}"#)
-        #expect(Self.waitForRuns(fixture, from: 0, count: 1) == ["a"])
+        let fixed = try Self.runs(fixture, watch, from: 0) {
+            try fixture.write(
+                fixture.file,
+                #"{"procedures": [{"id": "a", "kind": "shell", "run": "echo a >> runs.log"}]}"#)
+        }
+        #expect(fixed == ["a"])
         let output = Self.end(watch, with: SIGINT)
         #expect(output.contains("flow.json:1:17: error: /procedures/0: missing field \"run\""))
         #expect(output.contains("procflow: waiting for the workflow to be fixed (Ctrl-C to stop)"))
