@@ -17,7 +17,7 @@ struct WatchTests {
     static let idleLine = "procflow: watching for changes (Ctrl-C to stop)\n"
 
     /// How many times the watch has gone idle so far.
-    static func idles(_ watch: LoggedProcflow) -> Int {
+    static func idles(_ watch: RunningProcflow) -> Int {
         watch.output.components(separatedBy: idleLine).count - 1
     }
 
@@ -25,7 +25,7 @@ struct WatchTests {
     /// again; returns the lines of `runs.log` past `start`, sorted: what ran for the change,
     /// and nothing else.
     static func runs(
-        _ fixture: WorkflowFixture, _ watch: LoggedProcflow, from start: Int,
+        _ fixture: WorkflowFixture, _ watch: RunningProcflow, from start: Int,
         after change: () throws -> Void,
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) rethrows -> [String] {
@@ -39,9 +39,9 @@ struct WatchTests {
 
     /// Starts a watch of `fixture` with `arguments`; returns it once its first run is over.
     static func watch(_ fixture: WorkflowFixture, _ arguments: [String] = []) throws
-        -> LoggedProcflow
+        -> RunningProcflow
     {
-        let watch = try LoggedProcflow(fixture, arguments: ["--watch"] + arguments)
+        let watch = try RunningProcflow(fixture, arguments: ["--watch"] + arguments)
         #expect(eventually(timeout: 30) { idles(watch) > 0 }, "\(watch.output)")
         return watch
     }
@@ -49,13 +49,15 @@ struct WatchTests {
     /// Sends `signal` to the watch and returns its output once it has exited with 128 +
     /// `signal`.
     static func end(
-        _ watch: LoggedProcflow, with signal: Int32,
+        _ watch: RunningProcflow, with signal: Int32,
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) -> String {
         watch.signal(signal)
-        let status = watch.finish(timeout: 30)
-        #expect(status == 128 + signal, "\(watch.output)", sourceLocation: sourceLocation)
-        return watch.output
+        let output = watch.finish(timeout: 30)
+        #expect(
+            watch.process.terminationStatus == 128 + signal, "\(output)",
+            sourceLocation: sourceLocation)
+        return output
     }
 
     static let pipeline = """
@@ -112,7 +114,7 @@ struct WatchTests {
             """)
         defer { fixture.remove() }
         try fixture.write("in.txt", "1\n")
-        let watch = try LoggedProcflow(fixture, arguments: ["--watch", "--grace-period", "5"])
+        let watch = try RunningProcflow(fixture, arguments: ["--watch", "--grace-period", "5"])
         func group(_ number: Int) -> pid_t? {
             fixture.contents("pid\(number)").flatMap {
                 pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -253,7 +255,7 @@ struct WatchTests {
     @Test func aBrokenWorkflowIsWaitedOnUntilItIsFixed() throws {
         let fixture = try WorkflowFixture(#"{"procedures": [{"id": "a", "kind": "shell"}]}"#)
         defer { fixture.remove() }
-        let watch = try LoggedProcflow(fixture, arguments: ["--watch"])
+        let watch = try RunningProcflow(fixture, arguments: ["--watch"])
         #expect(
             eventually(timeout: 30) {
                 watch.output.contains(

@@ -67,6 +67,6 @@ extension RunEvent.Kind {
         if alwaysSteps > 0 { waits.append("\(plural(alwaysSteps, "always step")) to run") }
         let again = signal == SIGINT ? "Ctrl-C again" : "\(SignalName.names[signal] ?? "it") again"
         return
-            "procflow: interrupted by \(SignalName.describe(signal)); waiting up to \(formatDuration(grace)) for \(waits.joined(separator: " and ")); \(again) to kill them"
+            "procflow: interrupted by \(SignalName.describe(signal)); waiting up to \(formatDuration(alwaysSteps > 0 ? 2 * grace : grace)) for \(waits.joined(separator: " and ")); \(again) to kill them"
     }
 }

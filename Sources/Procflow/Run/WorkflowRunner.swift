@@ -193,7 +193,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
 
     /// Cancels the run because procflow received `signal`: running commands get the signal,
     /// then SIGKILL after the grace period. `always` steps still run, as after `--fail-fast`,
-    /// for as long as the grace period; then what is left is killed.
+    /// until twice the grace period has passed (the cancelled commands' grace period, then
+    /// theirs); then what is left is killed.
     public func interrupt(signal: Int32) {
         let (root, first) = state.withLock { state -> (StepGroupProcedure?, Bool) in
             let first = state.interrupted == nil
@@ -211,7 +212,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
                 nestedSteps.filter {
                     $0.step.always && records[$0.step.id].map { !$0.status.isDone } == true
                 }.count
-            DispatchQueue.global().asyncAfter(deadline: .now() + options.gracePeriod) {
+            // The cancelled commands have the grace period to end (then SIGKILL); the always
+            // steps that wait for them, the grace period after that.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 2 * options.gracePeriod) {
                 [weak self] in self?.kill()
             }
         } else {

@@ -120,3 +120,47 @@ func highestConcurrency(_ log: String?) -> Int {
     }
     return highest
 }
+
+/// A `procflow run` started in the background, to be signalled: its output goes to a file as it
+/// comes, so that a test can wait for a line before it signals.
+final class RunningProcflow {
+    let process = Process()
+    let log: URL
+
+    init(_ fixture: WorkflowFixture, arguments: [String] = []) throws {
+        log = fixture.directory.appendingPathComponent("procflow.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.executableURL = procflowBinary
+        process.arguments = ["run", fixture.file] + arguments
+        process.currentDirectoryURL = fixture.directory
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        try handle.close()
+    }
+
+    /// What the run has printed so far.
+    var output: String {
+        (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+    }
+
+    func signal(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the run to end, at most `timeout` seconds; returns its output.
+    func finish(timeout: TimeInterval) -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            Issue.record("procflow did not exit within \(timeout) s")
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        return output
+    }
+}
