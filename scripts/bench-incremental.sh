@@ -109,7 +109,8 @@ link = {"id": "link", "kind": "shell", "run": "cc -o app " + " ".join(objects),
         "dependsOn": [step["id"] for step in compile_steps],
         "sources": objects, "generates": ["app"]}
 write(f"{tmp}/c-procflow/build.json",
-      json.dumps({"name": "c", "procedures": [setup] + compile_steps + [link]}, indent=1))
+      json.dumps({"name": "c", "cacheKey": [{"command": "cc --version"}],
+                  "procedures": [setup] + compile_steps + [link]}, indent=1))
 write(f"{tmp}/c-ninja/build.ninja",
       f"rule cc\n  command = cc {flags} -MF $out.d -c $in -o $out\n  depfile = $out.d\n"
       "  deps = gcc\nrule link\n  command = cc -o $out $in\n"

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 struct procflow_http_transfer {
     const procflow_curl *curl;
@@ -44,8 +45,53 @@ static size_t append(const void *data, size_t size, size_t count, buffer *into) 
     return length;
 }
 
-static size_t write_body(char *data, size_t size, size_t count, void *body) {
-    return append(data, size, count, body);
+/// Where an answer's body goes: memory, or a descriptor (with a limit).
+typedef struct {
+    buffer memory;
+    int fd;
+    long long limit;
+    long long written;
+    int exceeded;
+    int failed;
+} body_sink;
+
+static size_t write_body(char *data, size_t size, size_t count, void *context) {
+    body_sink *sink = context;
+    size_t length = size * count;
+    if (sink->fd < 0) return append(data, size, count, &sink->memory);
+    if (sink->written + (long long)length > sink->limit) {
+        sink->exceeded = 1;
+        return 0;
+    }
+    size_t done = 0;
+    while (done < length) {
+        ssize_t wrote = write(sink->fd, data + done, length - done);
+        if (wrote < 0) {
+            if (errno == EINTR) continue;
+            sink->failed = 1;
+            return 0;
+        }
+        done += (size_t)wrote;
+    }
+    sink->written += (long long)length;
+    return length;
+}
+
+/// A streamed upload's source.
+typedef struct {
+    int fd;
+    int failed;
+} body_source;
+
+static size_t read_body(char *data, size_t size, size_t count, void *context) {
+    body_source *source = context;
+    for (;;) {
+        ssize_t got = read(source->fd, data, size * count);
+        if (got >= 0) return (size_t)got;
+        if (errno == EINTR) continue;
+        source->failed = 1;
+        return CURL_READFUNC_ABORT;
+    }
 }
 
 /// Keeps only the last response's header lines: each status line ("HTTP/1.1 301 …", a
@@ -108,19 +154,27 @@ static void *header_list(const procflow_curl *curl, const procflow_http_request 
     return list;
 }
 
-/// The method and body: HEAD reads no body; a body is sent as given, under any method.
-static void set_method(const procflow_curl *curl, CURL *easy, const procflow_http_request *request) {
+/// The method and body: HEAD reads no body; a body is sent as given (or streamed from a
+/// descriptor), under any method.
+static void set_method(const procflow_curl *curl, CURL *easy, const procflow_http_request *request,
+                       body_source *source) {
     const char *method = request->method;
     int is_post = strcmp(method, "POST") == 0, is_head = strcmp(method, "HEAD") == 0;
     if (is_head) {
         curl->easy_setopt(easy, CURLOPT_NOBODY, 1L);
+    } else if (request->body_fd >= 0) {
+        curl->easy_setopt(easy, CURLOPT_UPLOAD, 1L);
+        curl->easy_setopt(easy, CURLOPT_READFUNCTION, read_body);
+        curl->easy_setopt(easy, CURLOPT_READDATA, source);
+        curl->easy_setopt(easy, CURLOPT_INFILESIZE_LARGE, (int64_t)request->body_fd_length);
     } else if (request->has_body || is_post) {
         const char *body = request->body != NULL ? (const char *)request->body : "";
         curl->easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (int64_t)request->body_length);
         curl->easy_setopt(easy, CURLOPT_POSTFIELDS, body);
     }
     int is_plain_get = strcmp(method, "GET") == 0 && !request->has_body;
-    if (!is_post && !is_head && !is_plain_get) {
+    int is_streamed_put = strcmp(method, "PUT") == 0 && request->body_fd >= 0;
+    if (!is_post && !is_head && !is_plain_get && !is_streamed_put) {
         curl->easy_setopt(easy, CURLOPT_CUSTOMREQUEST, method);
     }
 }
@@ -136,14 +190,28 @@ static void limit_protocols(const procflow_curl *curl, CURL *easy) {
     }
 }
 
+/// Limits of time and speed, credentials from ~/.netrc, redirects.
+static void set_limits(const procflow_curl *curl, CURL *easy, const procflow_http_request *request) {
+    if (request->timeout_ms > 0) curl->easy_setopt(easy, CURLOPT_TIMEOUT_MS, request->timeout_ms);
+    if (request->connect_timeout_ms > 0) {
+        curl->easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, request->connect_timeout_ms);
+    }
+    if (request->low_speed_seconds > 0) {
+        curl->easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, request->low_speed_bytes);
+        curl->easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, request->low_speed_seconds);
+    }
+    if (request->use_netrc) curl->easy_setopt(easy, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+    curl->easy_setopt(easy, CURLOPT_FOLLOWLOCATION, request->follow_redirects ? 1L : 0L);
+    curl->easy_setopt(easy, CURLOPT_MAXREDIRS, 20L);
+}
+
 static void configure(const procflow_curl *curl, CURL *easy, const procflow_http_request *request,
-                      void *headers, buffer *body, buffer *header_lines, char *error) {
+                      void *headers, body_sink *body, body_source *source, buffer *header_lines,
+                      char *error) {
     curl->easy_setopt(easy, CURLOPT_URL, request->url);
     curl->easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     curl->easy_setopt(easy, CURLOPT_ERRORBUFFER, error);
-    curl->easy_setopt(easy, CURLOPT_TIMEOUT_MS, request->timeout_ms);
-    curl->easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
-    curl->easy_setopt(easy, CURLOPT_MAXREDIRS, 20L);
+    set_limits(curl, easy, request);
     curl->easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
     curl->easy_setopt(easy, CURLOPT_USERAGENT, "procflow");
     curl->easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
@@ -152,7 +220,7 @@ static void configure(const procflow_curl *curl, CURL *easy, const procflow_http
     curl->easy_setopt(easy, CURLOPT_HEADERFUNCTION, write_header);
     curl->easy_setopt(easy, CURLOPT_HEADERDATA, header_lines);
     limit_protocols(curl, easy);
-    set_method(curl, easy, request);
+    set_method(curl, easy, request, source);
 }
 
 /// Drives the transfer until it is done or cancelled; returns its CURLcode, or -1 when
@@ -239,18 +307,29 @@ void procflow_http_transfer_perform(procflow_http_transfer *transfer,
         return;
     }
     char error[CURL_ERROR_SIZE] = "";
-    buffer body = {0}, header_lines = {0};
+    body_sink body = {.fd = request->output_fd, .limit = request->output_limit};
+    body_source source = {.fd = request->body_fd};
+    buffer header_lines = {0};
     void *headers = header_list(curl, request);
-    configure(curl, easy, request, headers, &body, &header_lines, error);
+    configure(curl, easy, request, headers, &body, &source, &header_lines, error);
     CURLcode code = CURLE_OUT_OF_MEMORY;
     if (curl->multi_add_handle(transfer->multi, easy) == CURLM_OK) code = run(transfer, easy);
     curl->easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &response->status);
     describe(curl, easy, code, error, response);
+    if (body.exceeded) {
+        response->failure = PROCFLOW_HTTP_TOO_LARGE;
+        snprintf(response->detail, sizeof response->detail, "the answer was larger than expected");
+    } else if (body.failed || source.failed) {
+        response->failure = PROCFLOW_HTTP_LOCAL_IO;
+        snprintf(response->detail, sizeof response->detail, "%s", strerror(errno));
+    }
+    response->uploaded = request->body_fd >= 0 ? request->body_fd_length : (long long)request->body_length;
+    response->downloaded = request->output_fd >= 0 ? body.written : (long long)body.memory.length;
     curl->multi_remove_handle(transfer->multi, easy);
     curl->easy_cleanup(easy);
     curl->slist_free_all(headers);
-    response->body = body.bytes;
-    response->body_length = body.length;
+    response->body = body.memory.bytes;
+    response->body_length = body.memory.length;
     response->headers = (char *)header_lines.bytes;
     response->headers_length = header_lines.length;
 }

@@ -335,8 +335,10 @@ struct StartingCommandTests {
         let tools = directory.appendingPathComponent("tools")
         try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
         let tool = tools.appendingPathComponent("procflow-test-tool")
-        try "#!/bin/sh\necho tool ran\n".write(to: tool, atomically: true, encoding: .utf8)
-        chmod(tool.path, 0o755)
+        // Written with O_CLOEXEC: a process another test spawns meanwhile must not inherit
+        // the file open for writing, or running it fails with "Text file busy".
+        try POSIXIO.writeAtomically(
+            Array("#!/bin/sh\necho tool ran\n".utf8), to: tool.path, mode: 0o755)
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = "tools:/usr/bin:/bin"  // relative: to the working directory
         let procedure = run(

@@ -29,6 +29,10 @@ typedef enum procflow_http_failure {
     PROCFLOW_HTTP_LOST,
     /// The URL is malformed or its scheme is not http or https.
     PROCFLOW_HTTP_UNSUPPORTED_URL,
+    /// The answer's body was larger than the request's `output_limit`.
+    PROCFLOW_HTTP_TOO_LARGE,
+    /// Reading the body to send, or writing the answer's, failed.
+    PROCFLOW_HTTP_LOCAL_IO,
     /// Anything else; the detail says what.
     PROCFLOW_HTTP_OTHER,
 } procflow_http_failure;
@@ -46,6 +50,24 @@ typedef struct procflow_http_request {
     size_t body_length;
     /// The whole exchange's limit, in milliseconds (at least 1).
     long timeout_ms;
+    /// When not negative: the body is read from this descriptor, `body_fd_length` bytes
+    /// (`body` is ignored), as a streamed upload.
+    int body_fd;
+    long long body_fd_length;
+    /// When not negative: the response body is written to this descriptor as it comes, not kept
+    /// in memory; more than `output_limit` bytes fail the transfer.
+    int output_fd;
+    long long output_limit;
+    /// How long connecting may take, in milliseconds; 0 for libcurl's default.
+    long connect_timeout_ms;
+    /// Give up when fewer than `low_speed_bytes` a second pass for `low_speed_seconds`
+    /// seconds (0: never): a stalled server, whatever the size.
+    long low_speed_bytes;
+    long low_speed_seconds;
+    /// Whether to take credentials from ~/.netrc for a host the URL gives none for.
+    int use_netrc;
+    /// Whether to follow redirects.
+    int follow_redirects;
 } procflow_http_request;
 
 /// An answer, or why there is none. Free it with procflow_http_response_release.
@@ -59,6 +81,9 @@ typedef struct procflow_http_response {
     /// The header lines of the final response (after redirects), as received.
     char *headers;
     size_t headers_length;
+    /// Bytes sent and received in bodies.
+    long long uploaded;
+    long long downloaded;
 } procflow_http_response;
 
 /// Loads the first of `names` that dlopen can open and resolves the libcurl functions

@@ -22,6 +22,10 @@ struct RunCommand: ParsableCommand {
         case html
         case summary
         case watch
+        case remoteCache = "remote-cache"
+        case remoteCacheMode = "remote-cache-mode"
+        case remoteCacheHeader = "remote-cache-header"
+        case remoteCacheTimeout = "remote-cache-timeout"
 
         /// The report the option asks for, if it is a report's: the one of the same name.
         var report: ReportFormat? { ReportFormat(rawValue: rawValue) }
@@ -89,6 +93,30 @@ struct RunCommand: ParsableCommand {
                 )
             case .junit, .trace, .html, .summary:
                 return .value(rawValue, "file", help: report?.help ?? "")
+            case .remoteCache:
+                return .value(
+                    rawValue, "url",
+                    help:
+                        "A cache shared with other machines, over Bazel's HTTP cache protocol; also PROCFLOW_REMOTE_CACHE."
+                )
+            case .remoteCacheMode:
+                return .value(
+                    rawValue, "mode",
+                    help:
+                        "read: take others' results, never upload; readwrite (the default): upload too. Also PROCFLOW_REMOTE_CACHE_MODE.",
+                    choices: RemoteCacheSettings.Mode.allCases.map(\.rawValue))
+            case .remoteCacheHeader:
+                return .value(
+                    rawValue, "'NAME: VALUE'",
+                    help:
+                        "A header sent to the remote cache (repeatable); also PROCFLOW_REMOTE_CACHE_HEADER, one per line. Never printed."
+                )
+            case .remoteCacheTimeout:
+                return .value(
+                    rawValue, "seconds",
+                    help:
+                        "How long the remote cache may take to connect, or stay silent in a transfer, before the run goes on without it; 30 by default."
+                )
             }
         }
     }
@@ -152,6 +180,9 @@ struct RunCommand: ParsableCommand {
     let reports: [(format: ReportFormat, path: String)]
     /// Whether to watch for changes after the run and run again.
     let watch: Bool
+    /// `--remote-cache`, `--remote-cache-mode` and `--remote-cache-header`, with the
+    /// environment's defaults filled in when the command runs.
+    let remoteCache: (url: String?, mode: String?, headers: [String], timeout: TimeInterval)
 
     init(_ arguments: ParsedArguments<Option>) throws(ArgumentError) {
         workflow = try WorkflowArguments(
@@ -196,6 +227,18 @@ struct RunCommand: ParsableCommand {
         explain = arguments.isSet(.explain)
         stateDirectoryPath = arguments.value(.stateDir)
         watch = arguments.isSet(.watch)
+        let remoteTimeout = try arguments.value(.remoteCacheTimeout).map {
+            (text) throws(ArgumentError) in
+            guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
+                throw .invalidValue(
+                    text, for: Option.remoteCacheTimeout.spec, expected: "a number of seconds")
+            }
+            return seconds
+        }
+        remoteCache = (
+            arguments.value(.remoteCache), arguments.value(.remoteCacheMode),
+            arguments.values(.remoteCacheHeader), remoteTimeout ?? 30
+        )
         if watch, dryRun {
             throw ArgumentError(
                 message: "--watch cannot be used with --dry-run: a dry run runs nothing to watch")
@@ -237,7 +280,9 @@ struct RunCommand: ParsableCommand {
         // snapshot must make the next run load the workflow.
         let loadedAt = FileSystem.now()
         let otherFiles = loaded.files.dropFirst().map { ($0, FileSystem.status($0)) }
-        let session = session(console: console)
+        guard let session = session(console: console) else {
+            return CommandLineTool.ExitStatus.usage
+        }
         let cache = session.openCache(for: loaded, warn: warn(console))
         check.invalidate(with: cache)
         if let problem = unknownTarget(in: loaded, chosenTargets) {
@@ -262,7 +307,9 @@ struct RunCommand: ParsableCommand {
 
     /// `--watch`: runs, then runs again what each change affects, until a signal.
     private func runWatching(console: Console) -> Int32 {
-        let session = session(console: console)
+        guard let session = session(console: console) else {
+            return CommandLineTool.ExitStatus.usage
+        }
         let command = self
         let host = WatchSession.Host(
             load: { command.workflow.load(console: console) },
@@ -290,13 +337,37 @@ struct RunCommand: ParsableCommand {
         }
     }
 
-    /// How runs of this command go.
-    func session(console: Console) -> RunSession {
-        RunSession(
+    /// How runs of this command go; `nil`, with the error printed, if the remote cache's
+    /// settings are not usable.
+    func session(console: Console) -> RunSession? {
+        var remote: RemoteCacheSettings?
+        let environment = console.environment
+        if let url = remoteCache.url ?? environment["PROCFLOW_REMOTE_CACHE"], !url.isEmpty {
+            let mode = remoteCache.mode ?? environment["PROCFLOW_REMOTE_CACHE_MODE"] ?? "readwrite"
+            let headers =
+                remoteCache.headers
+                + (environment["PROCFLOW_REMOTE_CACHE_HEADER"]?.split(separator: "\n").map(
+                    String.init)
+                    ?? [])
+            guard let parsedMode = RemoteCacheSettings.Mode(rawValue: mode) else {
+                console.writeError(
+                    "error: PROCFLOW_REMOTE_CACHE_MODE is \(mode.escapingControlCharacters): expected read or readwrite\n"
+                )
+                return nil
+            }
+            do {
+                remote = try RemoteCacheSettings(
+                    url: url, mode: parsedMode, headers: headers, timeout: remoteCache.timeout)
+            } catch {
+                console.writeError("error: \(error.message)\n")
+                return nil
+            }
+        }
+        return RunSession(
             settings: .init(
                 maxConcurrent: maxConcurrent, failFast: failFast, gracePeriod: gracePeriod,
                 captureLimit: captureLimit, force: force, noCache: noCache, explain: explain,
-                stateDirectory: stateDirectory(), environment: console.environment))
+                stateDirectory: stateDirectory(), environment: environment, remote: remote))
     }
 
     /// Prints a warning on `console`'s standard error.
@@ -332,7 +403,8 @@ struct RunCommand: ParsableCommand {
             console: console, graph: graph, concurrency: session.concurrency(for: workflow))
         let (runner, summary) = session.execute(
             workflow, cache: cache, reporters: [main] + (files.isNeeded ? [files] : []),
-            started: started, warn: warn(console))
+            started: started, warn: warn(console),
+            note: { console.writeError("procflow: \($0)\n") })
         for failure in files.failures { console.writeError("error: \(failure)\n") }
         return (runner, summary, !files.failures.isEmpty)
     }

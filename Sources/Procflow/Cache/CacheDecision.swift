@@ -6,13 +6,17 @@ enum CacheDecision: Sendable {
     case upToDate(StepRecord, isNew: Bool)
     /// The record's outcome stands once these generated files are put back from the store.
     case restore(StepRecord, [StepRecord.Output])
+    /// Another machine's outcome (the remote cache's) stands once these generated files are
+    /// fetched and put back.
+    case fetched(StepRecord, [StepRecord.Output])
     /// The step must run, for `reason`; `fingerprint` is what it runs with, to record.
     case run(reason: String, fingerprint: StepRecord)
 
     /// The record whose outcome stands, unless the step must run.
     var record: StepRecord? {
         switch self {
-        case .upToDate(let record, _), .restore(let record, _): return record
+        case .upToDate(let record, _), .restore(let record, _), .fetched(let record, _):
+            return record
         case .run: return nil
         }
     }

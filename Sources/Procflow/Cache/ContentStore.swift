@@ -134,6 +134,34 @@ struct ContentStore: Sendable {
         touch(source)
     }
 
+    /// Keeps the content `digest` that `fill` writes to an open file: checked against its
+    /// digest before it is renamed into place, so that what another machine sent is kept only
+    /// if it is what it says.
+    ///
+    /// - Returns: whether the content is kept now: false if `fill` failed.
+    /// - Throws: a ``CacheProblem`` when the content is not what `digest` says, or cannot be
+    ///   written.
+    func receive(_ digest: Digest, fill: (Int32) -> Bool) throws(CacheProblem) -> Bool {
+        let temporary = try makeTemporary()
+        defer { unlink(temporary.path) }
+        let filled = fill(temporary.descriptor)
+        close(temporary.descriptor)
+        guard filled else { return false }
+        let input = open(temporary.path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw problem("cannot read \(temporary.path)") }
+        defer { close(input) }
+        var hasher = SHA256()
+        try copy(from: input, path: temporary.path, to: nil, hashing: &hasher)
+        guard hasher.finalize() == digest else {
+            throw CacheProblem(
+                message: "the content sent for \(digest.hex) is not what its digest says")
+        }
+        guard POSIXIO.makeDirectories(directory, mode: StateDirectory.directoryMode),
+            rename(temporary.path, path(of: digest)) == 0
+        else { throw problem("cannot store \(digest.hex) in \(directory)") }
+        return true
+    }
+
     /// Marks an object as just used, for pruning the least recently used first.
     private func touch(_ path: String) {
         utimensat(AT_FDCWD, path, nil, 0)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An incremental step as the cache sees it before it runs: what it is (as a digest), where
 /// it runs, and the files it declares, the patterns and paths made absolute.
 struct IncrementalStep: Sendable {
@@ -28,6 +30,13 @@ struct IncrementalStep: Sendable {
         /// Whether it names nothing.
         var isEmpty: Bool { paths.isEmpty && patterns.isEmpty }
 
+        /// Whether `path` (absolute) is one of them: a path named, a file below a directory
+        /// named, or a match of a pattern (relative to `directory`).
+        func contains(_ path: String, in directory: String) -> Bool {
+            paths.contains { path == $0 || path.hasPrefix($0 + "/") }
+                || patterns.contains { $0.matches(path: path, in: directory) }
+        }
+
         init(_ list: [GlobPattern], in directory: String) {
             for pattern in list {
                 if pattern.isLiteral {
@@ -51,12 +60,25 @@ struct IncrementalStep: Sendable {
         let variableList: [(name: String, value: String)]
         let environmentList: [(name: String, value: String)]
         let dotenvList: [(name: String, value: String)]
+        /// The workflow's `cacheKey`, before each step's own.
+        let keyParts: [CacheKeyPart]
+        /// The parts' values, each worked out once.
+        let keyValues: CacheKeyValues
 
         init(_ workflow: Workflow, directory: String) {
             workflowDirectory = directory
             variableList = workflow.variables
             environmentList = workflow.environment
             dotenvList = workflow.dotenv
+            keyParts = workflow.cacheKey
+            var commandEnvironment = ProcessInfo.processInfo.environment
+            for (name, value) in workflow.dotenv where commandEnvironment[name] == nil {
+                commandEnvironment[name] = value
+            }
+            for (name, value) in workflow.variables + workflow.environment {
+                commandEnvironment[name] = value
+            }
+            keyValues = CacheKeyValues(directory: directory, environment: commandEnvironment)
             // Commands see the dotenv files' variables too, under the workflow's own: first,
             // so that a digest keeps the value they see.
             environment = IncrementalStep.digest(
@@ -108,6 +130,9 @@ struct IncrementalStep: Sendable {
             for pattern in list { writer.write(pattern.text) }
         }
         writer.write(step.caching.depfile ?? "")
+        let keyParts = context.keyParts + step.caching.keyParts
+        writer.write(UInt32(keyParts.count))
+        for part in keyParts { writer.write(context.keyValues.digest(of: part)) }
         definition = SHA256.hash(writer.bytes)
         self.environment = environment
         directory = workingDirectory

@@ -55,6 +55,12 @@ struct LocalStore: ResultStore {
         try contents.restore(digest, to: path, permissions: permissions)
     }
 
+    /// Keeps the content `digest` that `fill` writes (``ContentStore/receive(_:fill:)``).
+    func receive(_ digest: Digest, fill: (Int32) -> Bool) throws(CacheProblem) -> Bool {
+        try directory.prepare()
+        return try contents.receive(digest, fill: fill)
+    }
+
     func location(of digest: Digest) -> String {
         contents.path(of: digest)
     }

@@ -82,17 +82,9 @@ public struct StateDirectory: Sendable {
     /// of one name sharing the directory keep apart.
     private func prefix(for file: String) -> String {
         let name = file.split(separator: "/").last.map(String.init) ?? file
-        let digest = SHA256.hash(Array(relativePath(to: resolve(file, in: ".")).utf8))
+        let relative = relativePath(of: resolve(file, in: "."), from: resolve(path, in: "."))
+        let digest = SHA256.hash(Array(relative.utf8))
         return path + "/" + name + "-" + digest.hex.prefix(12)
-    }
-
-    /// `file` (absolute) as a path from this directory: `../build.json` beside the workflow.
-    private func relativePath(to file: String) -> String {
-        let from = resolve(path, in: ".").split(separator: "/")
-        let to = file.split(separator: "/")
-        let shared = zip(from, to).prefix { $0 == $1 }.count
-        let ups = Array(repeating: "..", count: from.count - shared)
-        return (ups + to.dropFirst(shared).map(String.init)).joined(separator: "/")
     }
 
     /// Why the directory must not be used, if it must not: another user owns it, or others

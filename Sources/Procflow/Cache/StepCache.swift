@@ -33,7 +33,9 @@ public final class StepCache: @unchecked Sendable {
     /// The directory the state is kept in.
     public let directory: StateDirectory
     private let workflowFile: String
-    private let store: any ResultStore
+    private let store: LocalStore
+    /// The remote cache layered on the store, if the run has one.
+    let remote: RemoteCache?
     /// The files this run reads and makes.
     let files = FileDigests()
     private let indexFile: IndexFile
@@ -51,8 +53,9 @@ public final class StepCache: @unchecked Sendable {
     /// ignored, with a warning, and every step runs.
     public init(
         directory: StateDirectory, workflowFile: String, stepIDs: Set<String>,
-        forEachIDs: Set<String> = []
+        forEachIDs: Set<String> = [], remote: RemoteCache? = nil
     ) {
+        self.remote = remote
         self.directory = directory
         self.workflowFile = workflowFile
         self.stepIDs = stepIDs
@@ -129,11 +132,27 @@ public final class StepCache: @unchecked Sendable {
                 }
             }
         }
+        if let fetched = fromRemote(step, current: current) { return fetched }
         let reason =
             outputProblem
             ?? latest.map { StepExplanation.reason(current, against: $0, of: step, files: files) }
             ?? "no earlier run"
         return .run(reason: reason, fingerprint: current)
+    }
+
+    /// The outcome another machine recorded for `step` with `current`'s inputs, whose
+    /// depfile's files are the same here, if the remote cache has one.
+    private func fromRemote(_ step: IncrementalStep, current: StepRecord) -> CacheDecision? {
+        guard let remote, remote.isUsable else { return nil }
+        for var record in remote.lookup(step, current: current) {
+            guard let discovered = files.unchanged(record.discovered) else { continue }
+            record.discovered = discovered
+            let differing = files.check(&record.outputs)
+            remote.count(step.id, hit: true)
+            return .fetched(record, differing)
+        }
+        remote.count(step.id, hit: false)
+        return nil
     }
 
     /// Puts back the generated files a decision names and makes its record the step's last.
@@ -152,33 +171,72 @@ public final class StepCache: @unchecked Sendable {
         case .upToDate(_, isNew: false): return nil
         case .upToDate(let chosen, isNew: true):
             record = chosen
+        case .fetched(let chosen, let outputs):
+            record = chosen
+            try remote?.fetch(outputs, into: store)
+            let kept = try putBack(outputs, of: step, record: &record, fromElsewhere: true)
+            note = "restored from the remote cache" + Self.keptNote(kept)
         case .restore(let chosen, let outputs):
             record = chosen
-            var kept: [String] = []
-            for file in outputs {
-                let current = files.observe(
-                    file.path, status: FileSystem.status(file.path), recorded: nil)
-                if let digest = current.digest, digest != FileDigests.directoryDigest,
-                    !store.contains(digest), let edited = try? store.add(fileAt: file.path)
-                {
-                    kept.append(
-                        "\(step.display(file.path)) as \(store.location(of: edited.digest))")
-                }
-                try store.restore(file.digest, to: file.path, permissions: file.permissions)
-            }
-            // Put back just now: their statuses are not to be trusted yet.
-            let restored = Set(outputs.map(\.path))
-            for index in record.outputs.indices where restored.contains(record.outputs[index].path)
-            {
-                record.outputs[index].status = nil
-            }
-            note = "restored " + outputs.map { step.display($0.path) }.joined(separator: ", ")
-            if !kept.isEmpty {
-                note! += "; the copy changed by hand is kept: " + kept.joined(separator: ", ")
-            }
+            let kept = try putBack(outputs, of: step, record: &record, fromElsewhere: false)
+            note =
+                "restored " + outputs.map { step.display($0.path) }.joined(separator: ", ")
+                + Self.keptNote(kept)
         }
         makeLatest(record, of: step.id)
         return note
+    }
+
+    /// Puts `outputs` back from the store, and forgets their statuses in `record` (put back
+    /// just now, they are not to be trusted yet). A file changed by hand whose content the
+    /// store lacks is stored first: returns where, for each. Files `fromElsewhere` (another
+    /// machine's) must stay inside the step's working directory, symbolic links followed.
+    ///
+    /// - Throws: a ``CacheProblem`` when a file cannot be put back.
+    private func putBack(
+        _ outputs: [StepRecord.Output], of step: IncrementalStep, record: inout StepRecord,
+        fromElsewhere: Bool
+    ) throws(CacheProblem) -> [String] {
+        var kept: [String] = []
+        for file in outputs {
+            if fromElsewhere, !Self.staysInside(file.path, step.directory) {
+                throw CacheProblem(
+                    message: "\(step.display(file.path)) leads out of the working directory")
+            }
+            let current = files.observe(
+                file.path, status: FileSystem.status(file.path), recorded: nil)
+            if let digest = current.digest, digest != FileDigests.directoryDigest,
+                !store.contains(digest), let edited = try? store.add(fileAt: file.path)
+            {
+                kept.append("\(step.display(file.path)) as \(store.location(of: edited.digest))")
+            }
+            try store.restore(file.digest, to: file.path, permissions: file.permissions)
+        }
+        let restored = Set(outputs.map(\.path))
+        for index in record.outputs.indices where restored.contains(record.outputs[index].path) {
+            record.outputs[index].status = nil
+        }
+        return kept
+    }
+
+    /// What a note adds for copies changed by hand that were kept.
+    private static func keptNote(_ kept: [String]) -> String {
+        kept.isEmpty ? "" : "; the copy changed by hand is kept: " + kept.joined(separator: ", ")
+    }
+
+    /// Whether writing `path` stays inside `directory` once symbolic links are followed: the
+    /// nearest existing directory above it must resolve inside `directory`'s real path.
+    static func staysInside(_ path: String, _ directory: String) -> Bool {
+        guard let base = realpath(directory, nil) else { return false }
+        defer { free(base) }
+        let root = String(cString: base)
+        var folder = Procflow.directory(of: path)
+        while !FileSystem.exists(folder), folder != "/" { folder = Procflow.directory(of: folder) }
+        guard let resolved = realpath(folder, nil) else { return false }
+        defer { free(resolved) }
+        let real = String(cString: resolved)
+        if FileSystem.isDirectory(path) { return false }
+        return real == root || real.hasPrefix(root == "/" ? "/" : root + "/")
     }
 
     /// The output a step's record gives, parsed.
@@ -256,6 +314,7 @@ public final class StepCache: @unchecked Sendable {
             of: step, declared: fingerprint, startedAt: startedAt, files: files)
         record.value = Array(JSONWriter.string(value).utf8)
         makeLatest(record, of: step.id)
+        remote?.publish(record, of: step, from: store)
     }
 
     /// Makes `record` the last run of the step `id`. The run it replaces, unless it is the

@@ -112,7 +112,9 @@ extension WorkflowDecoder {
         report.absorb(context, renaming: rename)
         // The included file's variables and `env` reach its own commands only.
         let environment = workflow.variables + workflow.environment
-        let steps = workflow.steps.map { $0.renamed(rename).addingEnvironment(environment) }
+        let steps = workflow.steps.map {
+            $0.renamed(rename).addingEnvironment(environment).addingCacheKey(workflow.cacheKey)
+        }
         let group = Step(
             id: include.name,
             description: workflow.description ?? "the steps of \(include.path)",

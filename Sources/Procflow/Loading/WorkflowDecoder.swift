@@ -36,6 +36,7 @@ struct WorkflowDecoder {
             object.stringMap("env", names: .environmentVariable, substitute: true) ?? []
         let dotenv = object.node("dotenv").map { decodeDotenv($0.node, at: $0.pointer) } ?? []
         let maxConcurrency = object.integer("maxConcurrency", in: 1...10_000)
+        let cacheKey = decodeCacheKey(&object)
         var steps: [Step] = []
         if let (node, pointer) = object.node("procedures") {
             steps = decodeSteps(node, at: pointer, requireSome: true)
@@ -52,7 +53,7 @@ struct WorkflowDecoder {
         return Workflow(
             path: report.file, name: name, description: description, variables: variables,
             environment: environment, dotenv: dotenvVariables, maxConcurrency: maxConcurrency,
-            steps: steps)
+            cacheKey: cacheKey, steps: steps)
     }
 
     func decodeSteps(_ node: JSONNode, at pointer: JSONPointer, requireSome: Bool) -> [Step] {
@@ -141,12 +142,48 @@ struct WorkflowDecoder {
                 caching.depfile = object.string("depfile", nonEmpty: true, substitute: true)
             }
             caching.cache = object.bool("cache")
+            caching.keyParts = decodeCacheKey(&object)
         case .http:
             caching.cache = object.bool("cache")
+            caching.keyParts = decodeCacheKey(&object)
         case .group, .branch, nil:
             break
         }
         return caching
+    }
+
+    /// `cacheKey`: texts (variables filled in), `{"command": …}` and `{"file": …}`.
+    func decodeCacheKey(_ object: inout ObjectReader) -> [CacheKeyPart] {
+        guard let (node, pointer) = object.node("cacheKey") else { return [] }
+        guard case .array(let items) = node.value else {
+            report.error(
+                "expected an array of texts, {\"command\": …} and {\"file\": …}, found \(node.typeDescription)",
+                at: node.offset, pointer)
+            return []
+        }
+        return items.enumerated().compactMap { index, item in
+            decodeCacheKeyPart(item, at: pointer.appending(String(index)))
+        }
+    }
+
+    private func decodeCacheKeyPart(_ node: JSONNode, at pointer: JSONPointer) -> CacheKeyPart? {
+        if case .string(let text) = node.value {
+            return report.substitute(text, at: node.offset, pointer).map(CacheKeyPart.text)
+        }
+        guard
+            var part = ObjectReader(node, at: pointer, report: report, expected: "a cacheKey part")
+        else { return nil }
+        switch (part.has("command"), part.has("file")) {
+        case (true, false):
+            return part.string("command", nonEmpty: true).map(CacheKeyPart.command)
+        case (false, true):
+            return part.string("file", nonEmpty: true, substitute: true).map(CacheKeyPart.file)
+        default:
+            report.error(
+                "a cacheKey part is a text, {\"command\": \"…\"} or {\"file\": \"…\"}",
+                at: node.offset, pointer)
+            return nil
+        }
     }
 
     /// An array of path patterns, variables filled in, each checked; with the offset of each.

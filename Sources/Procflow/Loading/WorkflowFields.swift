@@ -3,7 +3,7 @@
 enum WorkflowFields {
     static let topLevelFields = [
         "$schema", "version", "name", "description", "vars", "env", "dotenv", "include",
-        "maxConcurrency", "procedures",
+        "maxConcurrency", "cacheKey", "procedures",
     ]
 
     static let commonFields = [
@@ -14,12 +14,12 @@ enum WorkflowFields {
     static let kindFields: [String: [String]] = [
         "shell": [
             "run", "argv", "shell", "cwd", "env", "inputs", "output", "image", "sources",
-            "generates", "depfile", "cache",
+            "generates", "depfile", "cache", "cacheKey",
         ],
-        "http": ["url", "method", "headers", "body", "expect", "output", "cache"],
+        "http": ["url", "method", "headers", "body", "expect", "output", "cache", "cacheKey"],
         "file": [
             "op", "path", "source", "content", "template", "text", "pointer", "find", "replace",
-            "paths", "output", "image", "sources", "generates", "cache",
+            "paths", "output", "image", "sources", "generates", "cache", "cacheKey",
         ],
         "group": ["procedures", "inputTo", "outputFrom", "maxConcurrency"],
         "branch": ["on", "cases", "otherwise"],
@@ -28,7 +28,9 @@ enum WorkflowFields {
     static let kindOrder = ["shell", "http", "file", "group", "branch"]
 
     /// The fields of incremental runs, which belong to a kind rather than to an operation.
-    static let cachingFields: Set<String> = ["sources", "generates", "depfile", "cache"]
+    static let cachingFields: Set<String> = [
+        "sources", "generates", "depfile", "cache", "cacheKey",
+    ]
 
     /// The fields a procedure of each kind may have; under "", those of any kind.
     static let allowedFields: [String: [String]] = {

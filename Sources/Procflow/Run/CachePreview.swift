@@ -117,13 +117,17 @@ struct CachePreview {
         switch decision {
         case .run(let reason, _):
             return .runs(reason)
-        case .upToDate, .restore:
+        case .upToDate, .restore, .fetched:
             if canSettle {
                 if case .upToDate = decision { isSettled[position] = true }
                 settled[id] = decision
             }
-            guard case .restore(_, let files) = decision else { return .upToDate(restoring: []) }
-            return .upToDate(restoring: files.map { spec.display($0.path) })
+            switch decision {
+            case .restore(_, let files), .fetched(_, let files):
+                return .upToDate(restoring: files.map { spec.display($0.path) })
+            default:
+                return .upToDate(restoring: [])
+            }
         }
     }
 

@@ -19,7 +19,12 @@ struct RunSession: Sendable {
         var stateDirectory: StateDirectory
         /// procflow's own environment.
         var environment: [String: String]
+        /// The remote cache shared with other machines, if any.
+        var remote: RemoteCacheSettings?
     }
+
+    /// How long a run waits for its uploads to the remote cache once it has ended.
+    static let uploadWait: TimeInterval = 60
 
     let settings: Settings
 
@@ -41,9 +46,12 @@ struct RunSession: Sendable {
             warn("\(refusal); every step runs")
             return nil
         }
+        let remote = settings.remote.map {
+            RemoteCache(settings: $0, root: WorkflowRunner.directory(of: workflow))
+        }
         let cache = StepCache(
             directory: settings.stateDirectory, workflowFile: workflow.path, stepIDs: ids,
-            forEachIDs: forEachIDs)
+            forEachIDs: forEachIDs, remote: remote)
         for warning in cache.warnings { warn(warning) }
         return cache
     }
@@ -57,10 +65,11 @@ struct RunSession: Sendable {
 
     /// Runs `workflow` with `cache`, reporting to `reporters` and calling `started` with the
     /// runner first; then saves what the cache learnt, handing `warn` what could not be
-    /// written.
+    /// written, and waits for the uploads to a remote cache (not after an interrupt), handing
+    /// `note` what the remote did.
     func execute(
         _ workflow: Workflow, cache: StepCache?, reporters: [any Reporter],
-        started: (WorkflowRunner) -> Void, warn: (String) -> Void
+        started: (WorkflowRunner) -> Void, warn: (String) -> Void, note: (String) -> Void
     ) -> (runner: WorkflowRunner, summary: RunSummary) {
         var options = WorkflowRunner.Options(
             maxConcurrent: concurrency(for: workflow), environment: settings.environment,
@@ -76,6 +85,12 @@ struct RunSession: Sendable {
         let summary = runner.run()
         for warning in (cache?.takeProblems() ?? []) + [cache?.save()].compactMap({ $0 }) {
             warn(warning)
+        }
+        if let remote = cache?.remote {
+            let interrupted = if case .interrupted = summary.result { true } else { false }
+            let (warnings, line) = remote.finish(waitingUpTo: interrupted ? 0 : Self.uploadWait)
+            warnings.forEach(warn)
+            note(line)
         }
         return (runner, summary)
     }

@@ -19,6 +19,7 @@ extension CurlTransfer {
         case PROCFLOW_HTTP_TLS: return "TLS failed with \(host): \(detail)"
         case PROCFLOW_HTTP_LOST: return "the connection to \(host) was lost"
         case PROCFLOW_HTTP_UNSUPPORTED_URL: return "unsupported URL \(request.url)"
+        case PROCFLOW_HTTP_TOO_LARGE: return "the answer from \(host) was larger than expected"
         default: return "request to \(host) failed: \(detail)"
         }
     }

@@ -50,9 +50,11 @@ final class CurlTransfer: @unchecked Sendable {
                 decoding: UnsafeRawBufferPointer(start: $0, count: response.headers_length),
                 as: UTF8.self)
         }
-        return .success(
-            HTTPResponse(
-                status: response.status, headers: Self.fields(headers ?? ""), body: body ?? []))
+        var answer = HTTPResponse(
+            status: response.status, headers: Self.fields(headers ?? ""), body: body ?? [])
+        answer.uploaded = response.uploaded
+        answer.downloaded = response.downloaded
+        return .success(answer)
     }
 
     /// Header lines as fields; a repeated name's values joined with ", " (RFC 9110, 5.3).
@@ -88,7 +90,16 @@ final class CurlTransfer: @unchecked Sendable {
                             method: method, url: url, headers: headers.baseAddress,
                             header_count: headers.count, has_body: request.body == nil ? 0 : 1,
                             body: bytes.baseAddress, body_length: bytes.count,
-                            timeout_ms: milliseconds(request.timeout))
+                            timeout_ms: milliseconds(request.timeout),
+                            body_fd: request.upload?.descriptor ?? -1,
+                            body_fd_length: request.upload?.length ?? 0,
+                            output_fd: request.download?.descriptor ?? -1,
+                            output_limit: request.download?.limit ?? 0,
+                            connect_timeout_ms: request.connectTimeout.map(milliseconds) ?? 0,
+                            low_speed_bytes: request.lowSpeed?.bytesPerSecond ?? 0,
+                            low_speed_seconds: request.lowSpeed?.seconds ?? 0,
+                            use_netrc: request.usesNetrc ? 1 : 0,
+                            follow_redirects: request.followsRedirects ? 1 : 0)
                         body(&c)
                     }
                 }

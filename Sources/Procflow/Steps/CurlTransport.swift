@@ -52,6 +52,15 @@ public final class CurlTransport: HTTPTransport {
         return { transfer.cancel() }
     }
 
+    /// A transfer of its own for a client that sends many requests one after another on one
+    /// thread (its connections are kept and reused); a failure if libcurl cannot be loaded.
+    func makeTransfer() -> Result<CurlTransfer, StepError> {
+        loadedLibrary().flatMap { library in
+            CurlTransfer(library: library).map(Result.success)
+                ?? .failure(StepError(.httpTransport, "libcurl could not start a request"))
+        }
+    }
+
     /// The library, loaded by the first call; a failure is kept, so that every HTTP step says
     /// the same thing.
     private func loadedLibrary() -> Result<Library, StepError> {

@@ -62,6 +62,17 @@ func shown(_ path: String, from directory: String) -> String {
     return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
 }
 
+/// `path` (absolute, normalized) as a path from `directory` (absolute, normalized), climbing
+/// out with `..` where it must: `../build.json` for a file beside the directory.
+func relativePath(of path: String, from directory: String) -> String {
+    let from = directory.split(separator: "/")
+    let to = path.split(separator: "/")
+    let shared = zip(from, to).prefix { $0 == $1 }.count
+    let ups = Array(repeating: "..", count: from.count - shared)
+    let rest = ups + to.dropFirst(shared).map(String.init)
+    return rest.isEmpty ? "." : rest.joined(separator: "/")
+}
+
 /// Whether `path` is relative names joined by single slashes, none of them `.` or `..`.
 private func isPlain(_ path: some Collection<UInt8>) -> Bool {
     var length = 0  // of the current name

@@ -14,6 +14,8 @@ public struct Caching: Sendable, Equatable {
     /// `false` turns incremental runs off for the step; `true` makes a step without sources
     /// incremental on its command and wired inputs alone.
     public var cache: Bool?
+    /// What else its result depends on (`cacheKey`), after the workflow's own.
+    public var keyParts: [CacheKeyPart] = []
 
     /// No caching declared.
     public init() {}
@@ -22,6 +24,7 @@ public struct Caching: Sendable, Equatable {
     public static func == (lhs: Caching, rhs: Caching) -> Bool {
         lhs.sources == rhs.sources && lhs.generates == rhs.generates
             && lhs.depfile == rhs.depfile && lhs.cache == rhs.cache
+            && lhs.keyParts == rhs.keyParts
     }
 
     /// Whether the step declares anything about files.

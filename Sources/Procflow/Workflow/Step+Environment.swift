@@ -12,3 +12,16 @@ extension Step {
         }
     }
 }
+
+extension Step {
+    /// The step with `parts` before the `cacheKey` of every step in it: an included file's
+    /// own `cacheKey`.
+    func addingCacheKey(_ parts: [CacheKeyPart]) -> Step {
+        guard !parts.isEmpty else { return self }
+        return mapped { step in
+            var step = step
+            step.caching.keyParts = parts + step.caching.keyParts
+            return step
+        }
+    }
+}

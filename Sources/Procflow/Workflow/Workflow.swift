@@ -18,6 +18,8 @@ public struct Workflow: Sendable {
     public var dotenv: [(name: String, value: String)] = []
     /// How many steps may run at once; `nil` for the default.
     public var maxConcurrency: Int?
+    /// What every incremental step's result depends on besides its files (`cacheKey`).
+    public var cacheKey: [CacheKeyPart] = []
     /// The top-level steps, in file order.
     public var steps: [Step]
     /// The files the workflow was loaded from, to say where a step's offset is.

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+@testable import Procflow
+
+/// `cacheKey`: what a step's result depends on besides its files.
+@Suite("Cache keys")
+struct CacheKeyTests {
+
+    @Test func aChangeToAnyPartRunsTheStepsItKeysAgain() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"cacheKey": [{"command": "cat toolchain.txt"}],
+             "procedures": [
+              {"id": "a", "kind": "shell", "run": "echo a >> runs.log; echo a > a.out",
+               "generates": ["a.out"]},
+              {"id": "b", "kind": "shell", "run": "echo b >> runs.log; echo b > b.out",
+               "generates": ["b.out"], "cacheKey": ["salt 1", {"file": "tool.bin"}]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("toolchain.txt", "cc 12\n")
+        try fixture.write("tool.bin", "v1")
+        #expect(try fixture.runSteps().ran == ["a", "b"])
+        #expect(try fixture.runSteps().ran == [])
+        // The workflow's part keys every step; a step's own parts key it alone.
+        try fixture.write("toolchain.txt", "cc 13\n")
+        #expect(try fixture.runSteps().ran == ["a", "b"])
+        try fixture.write("tool.bin", "v2")
+        #expect(try fixture.runSteps().ran == ["b"])
+        try fixture.edit("salt 1", "salt 2")
+        #expect(try fixture.runSteps().ran == ["b"])
+        #expect(try fixture.runSteps().ran == [])
+    }
+
+    @Test func aCommandRunsOnceHoweverManyStepsItKeys() throws {
+        let steps = (0..<5).map {
+            #"{"id": "s\#($0)", "kind": "shell", "run": "true", "cache": true}"#
+        }
+        let fixture = try WorkflowFixture(
+            #"{"cacheKey": [{"command": "echo run >> key.log; echo 1"}], "procedures": [\#(steps.joined(separator: ","))]}"#
+        )
+        defer { fixture.remove() }
+        #expect(try fixture.run().status == 0)
+        #expect(fixture.contents("key.log") == "run\n")
+    }
+
+    @Test(arguments: [
+        (
+            #"{"cacheKey": "cc", "procedures": [{"id": "a", "kind": "shell", "run": "true"}]}"#,
+            #"test.json:1:14: error: /cacheKey: expected an array of texts, {"command": …} and {"file": …}, found a string"#
+        ),
+        (
+            #"{"procedures": [{"id": "a", "kind": "shell", "run": "true", "cacheKey": [{"tool": "cc"}]}]}"#,
+            #"test.json:1:74: error: /procedures/0/cacheKey/0: a cacheKey part is a text, {"command": "…"} or {"file": "…"}"#
+        ),
+        (
+            #"{"procedures": [{"id": "a", "kind": "group", "procedures": [], "cacheKey": []}]}"#,
+            #"/procedures/0/cacheKey: field "cacheKey" does not apply to a group procedure"#
+        ),
+    ])
+    func badCacheKeysAreLocatedErrors(json: String, expected: String) {
+        let found = diagnostics(json)
+        #expect(found.contains { $0.contains(expected) }, "\(found)")
+    }
+}
