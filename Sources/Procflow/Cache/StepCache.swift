@@ -99,10 +99,13 @@ public final class StepCache: @unchecked Sendable {
     }
 
     /// Whether `step` must run, given its wired `inputs`, and why; or the record whose
-    /// outcome stands, and which of its generated files must be put back first.
-    func decide(_ step: IncrementalStep, inputs: [(name: String, value: JSONValue)])
-        -> CacheDecision
-    {
+    /// outcome stands, and which of its generated files must be put back first. A remote
+    /// cache's answer is waited for unless `waitingForRemote` is false: then a step the remote
+    /// has not answered for yet must run, as far as this decision goes.
+    func decide(
+        _ step: IncrementalStep, inputs: [(name: String, value: JSONValue)],
+        waitingForRemote: Bool = true
+    ) -> CacheDecision {
         let latest = state.withLock { $0.index.steps[step.id] }
         let current = fingerprint(step, inputs: inputs, latest: latest)
         var outputProblem: String?
@@ -132,7 +135,9 @@ public final class StepCache: @unchecked Sendable {
                 }
             }
         }
-        if let fetched = fromRemote(step, current: current) { return fetched }
+        if let fetched = fromRemote(step, current: current, waiting: waitingForRemote) {
+            return fetched
+        }
         let reason =
             outputProblem
             ?? latest.map { StepExplanation.reason(current, against: $0, of: step, files: files) }
@@ -141,10 +146,15 @@ public final class StepCache: @unchecked Sendable {
     }
 
     /// The outcome another machine recorded for `step` with `current`'s inputs, whose
-    /// depfile's files are the same here, if the remote cache has one.
-    private func fromRemote(_ step: IncrementalStep, current: StepRecord) -> CacheDecision? {
-        guard let remote, remote.isUsable else { return nil }
-        for var record in remote.lookup(step, current: current) {
+    /// depfile's files are the same here, if the remote cache has one (and, unless `waiting`,
+    /// has answered already).
+    private func fromRemote(_ step: IncrementalStep, current: StepRecord, waiting: Bool)
+        -> CacheDecision?
+    {
+        guard let remote, remote.isUsable,
+            let records = remote.lookup(step, current: current, waiting: waiting)
+        else { return nil }
+        for var record in records {
             guard let discovered = files.unchanged(record.discovered) else { continue }
             record.discovered = discovered
             let differing = files.check(&record.outputs)

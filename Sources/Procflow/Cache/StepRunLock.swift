@@ -10,40 +10,53 @@ import CProcflow
 /// the same step was writing: two runs of one workflow at once (the state directory allows
 /// it) can run one step at once, and then neither knows whose bytes the file holds.
 ///
-/// Each step has a slot in the workflow's lock file (`build.json-….lock`, whose `flock` guards
-/// the index): a byte that every run of the step holds shared while its command runs, and a
-/// counter of the runs that started it. A run records only if, when its command ended, no
-/// other run held the step (it takes the byte exclusively, without waiting) and no other run
-/// started it since it did (the counter is where it left it). It keeps the byte exclusively
-/// while it stores the files; a run starting the step meanwhile waits for that, briefly.
-/// Locks are open-file-description locks (`F_OFD_SETLK`), one descriptor per step run, so
-/// that they also keep apart the steps of one run that share a slot. Where the lock file
-/// cannot be opened or locked, every run counts as alone, as before.
+/// Each step has, in the workflow's lock file (`build.json-….lock`, whose `flock` guards the
+/// index), a byte that every run of the step holds shared while its command runs — at an
+/// offset from the 64-bit hash of its id, far past the file's end (a lock needs no data) —
+/// and a counter of the runs that started it while another was running it. A run that
+/// starts a step another run holds counts itself there. A run records only if it started
+/// alone, no other run holds the step when its command ends (it takes the byte exclusively,
+/// without waiting), and no other run started it meanwhile (the counter is where it was). It
+/// keeps the byte exclusively while it stores the files; a run starting the step meanwhile
+/// waits for that, briefly. Locks are open-file-description locks (`F_OFD_SETLK`), one
+/// descriptor per step run. Where the lock file cannot be opened or locked, every run counts
+/// as alone, as before.
 final class StepRunLock: Sendable {
     private let descriptor: Int32
+    /// Where the step's byte is.
     private let offset: Int64
-    /// The count of runs of the step when this run started it; `nil` if another run held
-    /// the step then.
+    /// Where its counter is (steps whose ids share a counter can only make runs at once
+    /// record less).
+    private let counter: Int64
+    /// The counter when this run started the step; `nil` if another run held the step then.
     private let generation: UInt64?
 
-    /// Slots per lock file: steps whose ids share one are taken for one step, which only
-    /// makes runs at once record less.
-    private static let slots: UInt64 = 1 << 16
+    /// Counters per lock file.
+    private static let counters: UInt64 = 1 << 16
 
     /// Starts the run of the step `id`, whose workflow's lock file is `path`: waits while
     /// another run stores the step's files, then holds the step shared.
     init(path: String, step id: String) {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: the same in every process
+        // FNV-1a, then SplitMix64's finalizer: the same in every process, every bit mixed.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        offset = Int64(hash % Self.slots) * 8
+        hash = (hash ^ (hash >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        hash = (hash ^ (hash >> 27)) &* 0x94D0_49BB_1331_11EB
+        hash ^= hash >> 31
+        // Past the counters, below 2^62.
+        offset = Int64(Self.counters * 8) + Int64(hash >> 3)
+        counter = Int64(hash % Self.counters) * 8
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, StateDirectory.fileMode)
         guard descriptor >= 0 else {
             generation = 0
             return
         }
-        let started = Self.bump(descriptor, at: offset)
-        let alone = Self.lock(descriptor, offset, .exclusive, wait: false)
-        generation = alone ? started : nil
+        if Self.lock(descriptor, offset, .exclusive, wait: false) {
+            generation = Self.count(descriptor, at: counter)
+        } else {
+            Self.bump(descriptor, at: counter)
+            generation = nil
+        }
         _ = Self.lock(descriptor, offset, .shared, wait: true)
     }
 
@@ -58,7 +71,7 @@ final class StepRunLock: Sendable {
         guard let generation, Self.lock(descriptor, offset, .exclusive, wait: false) else {
             return false
         }
-        return Self.count(descriptor, at: offset) == generation
+        return Self.count(descriptor, at: counter) == generation
     }
 
     /// Lets go of the step.
@@ -81,20 +94,23 @@ final class StepRunLock: Sendable {
         return result == 0 || (errno != EAGAIN && errno != EACCES)
     }
 
-    /// Adds one to the count of runs of the slot at `offset`, under the lock of its second
-    /// byte; the new count.
-    private static func bump(_ descriptor: Int32, at offset: Int64) -> UInt64 {
+    /// Adds one to the counter at `offset`, under the lock of its second byte.
+    private static func bump(_ descriptor: Int32, at offset: Int64) {
         _ = procflow_lock_range(descriptor, offset + 1, 1, Kind.exclusive.rawValue, 1)
         defer { _ = procflow_lock_range(descriptor, offset + 1, 1, Kind.unlocked.rawValue, 0) }
-        var count = count(descriptor, at: offset) &+ 1
+        var count = read(descriptor, at: offset) &+ 1
         _ = pwrite(descriptor, &count, 8, off_t(offset))
-        return count
     }
 
-    /// The count of runs of the slot at `offset`.
+    /// The counter at `offset`, read under the lock of its second byte.
     private static func count(_ descriptor: Int32, at offset: Int64) -> UInt64 {
         _ = procflow_lock_range(descriptor, offset + 1, 1, Kind.shared.rawValue, 1)
         defer { _ = procflow_lock_range(descriptor, offset + 1, 1, Kind.unlocked.rawValue, 0) }
+        return read(descriptor, at: offset)
+    }
+
+    /// The counter at `offset` (0 where nothing was written).
+    private static func read(_ descriptor: Int32, at offset: Int64) -> UInt64 {
         var count: UInt64 = 0
         return pread(descriptor, &count, 8, off_t(offset)) == 8 ? count : 0
     }

@@ -31,9 +31,18 @@ struct CachePreview {
     private var isSettled: [Bool]
     private let incremental: [String: IncrementalStep]
     private let cache: StepCache
+    /// Whether to wait for a remote cache's answers, or take a step it has not answered for
+    /// as one that runs (the run asks again when the step's turn comes).
+    private let waitsForRemote: Bool
 
-    /// The verdicts on every step of `workflow`, whose incremental steps are `incremental`.
-    init(_ workflow: Workflow, incremental: [String: IncrementalStep], cache: StepCache) {
+    /// The verdicts on every step of `workflow`, whose incremental steps are `incremental`;
+    /// the remote cache's answers waited for only if `waitsForRemote` (a plan waits, a run
+    /// does not: the questions go out together, and steps take their answers in turn).
+    init(
+        _ workflow: Workflow, incremental: [String: IncrementalStep], cache: StepCache,
+        waitsForRemote: Bool = true
+    ) {
+        self.waitsForRemote = waitsForRemote
         steps = workflow.nestedSteps
         var positions: [String: Int] = [:]
         positions.reserveCapacity(steps.count)
@@ -113,7 +122,7 @@ struct CachePreview {
         guard let inputs = knownInputs(of: nested) else {
             return .mayRun("its input is not known before the run")
         }
-        let decision = cache.decide(spec, inputs: inputs)
+        let decision = cache.decide(spec, inputs: inputs, waitingForRemote: waitsForRemote)
         switch decision {
         case .run(let reason, _):
             return .runs(reason)

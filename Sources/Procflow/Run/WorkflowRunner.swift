@@ -167,8 +167,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         guard let cache = options.cache, !options.force, !incrementalSteps.isEmpty else {
             return ([:], false)
         }
-        return CachePreview(workflow, incremental: incrementalSteps, cache: cache).settle(
-            incrementalSteps, with: cache)
+        return CachePreview(
+            workflow, incremental: incrementalSteps, cache: cache, waitsForRemote: false
+        ).settle(incrementalSteps, with: cache)
     }
 
     /// The steps, as an up-to-date run reports them.

@@ -23,9 +23,11 @@ public final class RemoteCache: Sendable {
         var failure: String?
         /// The sizes of the contents records named, for their downloads.
         var sizes: [Digest: Int64] = [:]
-        /// The runs found under each key asked for (none: a miss), so that a step asked about
-        /// twice (before the run, and as it is about to run) is looked up once.
-        var found: [Digest: [RemoteRecord]] = [:]
+        /// What the remote answered for each key asked for, so that a step asked about twice
+        /// (before the run, and as it is about to run) is looked up once.
+        var answers: [Digest: Answer] = [:]
+        /// The keys being asked for now, with what their askers wait on.
+        var asking: [Digest: DispatchGroup] = [:]
         /// The steps found, and not found, by id: a step is counted once.
         var hits: Set<String> = []
         var misses: Set<String> = []
@@ -34,8 +36,21 @@ public final class RemoteCache: Sendable {
         var refusals: [String] = []
     }
 
+    /// What the remote keeps under one key.
+    private enum Answer {
+        /// Its runs (none: a miss).
+        case runs([RemoteRecord])
+        /// A document procflow must not use, and why.
+        case refused(String)
+    }
+
     /// Uploads at once.
     static let uploadSlots = 4
+    /// Records asked for at once in the background.
+    static let lookupSlots = 8
+    /// Contents this large are uploaded only if the server lacks them (a `HEAD` first);
+    /// smaller ones are sent whole, which costs less than asking.
+    static let askBeforeUploading: Int64 = 1 << 20
 
     let settings: RemoteCacheSettings
     private let client: HTTPCacheClient
@@ -43,7 +58,16 @@ public final class RemoteCache: Sendable {
     private let root: String
     private let state = Locked(State())
     private let uploads = DispatchGroup()
-    private let slots = DispatchSemaphore(value: RemoteCache.uploadSlots)
+    private let uploading: OperationQueue = {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = RemoteCache.uploadSlots
+        return queue
+    }()
+    private let looking: OperationQueue = {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = RemoteCache.lookupSlots
+        return queue
+    }()
 
     /// The remote `settings` name, for a workflow in `root`.
     public init(settings: RemoteCacheSettings, root: String) {
@@ -58,39 +82,70 @@ public final class RemoteCache: Sendable {
     // MARK: - Looking up
 
     /// The runs another machine recorded for `step` with the inputs `current` has, as local
-    /// records (paths made absolute, statuses unknown), newest first; empty for a miss.
-    func lookup(_ step: IncrementalStep, current: StepRecord) -> [StepRecord] {
+    /// records (paths made absolute, statuses unknown), newest first; empty for a miss. With
+    /// `waiting` false, only what is known already: `nil` if the remote has not answered yet
+    /// (it is then asked in the background, for the step's turn to run).
+    func lookup(_ step: IncrementalStep, current: StepRecord, waiting: Bool = true)
+        -> [StepRecord]?
+    {
         guard isUsable else { return [] }
-        let key = current.remoteKey(root: root)
-        do throws(RemoteRecord.Problem) {
-            var records: [StepRecord] = []
-            for run in try runs(under: key) {
-                records.append(try localRecord(run, of: step, current: current))
-            }
-            return records
-        } catch {
-            refuse("a record for \(step.id) was refused: \(error.message)")
+        switch answer(for: current.remoteKey(root: root), waiting: waiting) {
+        case nil: return nil
+        case .refused(let reason)?:
+            refuse("a record for \(step.id) was refused: \(reason)")
             return []
+        case .runs(let runs)?:
+            do throws(RemoteRecord.Problem) {
+                var records: [StepRecord] = []
+                for run in runs { records.append(try localRecord(run, of: step, current: current)) }
+                return records
+            } catch {
+                refuse("a record for \(step.id) was refused: \(error.message)")
+                return []
+            }
         }
     }
 
-    /// The runs the remote keeps under `key`, asked once.
-    private func runs(under key: Digest) throws(RemoteRecord.Problem) -> [RemoteRecord] {
-        if let known = state.withLock({ $0.found[key] }) { return known }
-        var runs: [RemoteRecord] = []
-        switch client.record(key) {
-        case .failure(let failure): fail(failure)
-        case .success(nil): break
-        case .success(let document?):
-            do throws(RemoteRecord.Problem) {
-                runs = try RemoteRecord.runs(in: document)
-            } catch {
-                state.withLock { $0.found[key] = [] }
-                throw error
+    /// What the remote keeps under `key`, asked once; with `waiting` false, `nil` until it has
+    /// answered (the question then goes out in the background).
+    private func answer(for key: Digest, waiting: Bool) -> Answer? {
+        let (known, group, asks) = state.withLock { state -> (Answer?, DispatchGroup?, Bool) in
+            if let answer = state.answers[key] { return (answer, nil, false) }
+            if let group = state.asking[key] { return (nil, group, false) }
+            let group = DispatchGroup()
+            group.enter()
+            state.asking[key] = group
+            return (nil, group, true)
+        }
+        if let known { return known }
+        if asks {
+            if waiting { ask(key) } else { looking.addOperation { [self] in ask(key) } }
+        }
+        guard waiting, let group else { return nil }
+        group.wait()
+        return state.withLock { $0.answers[key] }
+    }
+
+    /// Asks the remote for the record under `key`, and tells those waiting.
+    private func ask(_ key: Digest) {
+        var answer = Answer.runs([])
+        if isUsable {
+            switch client.record(key) {
+            case .failure(let failure): fail(failure)
+            case .success(nil): break
+            case .success(let document?):
+                do throws(RemoteRecord.Problem) {
+                    answer = .runs(try RemoteRecord.runs(in: document))
+                } catch {
+                    answer = .refused(error.message)
+                }
             }
         }
-        state.withLock { $0.found[key] = runs }
-        return runs
+        let group = state.withLock { state -> DispatchGroup? in
+            state.answers[key] = answer
+            return state.asking.removeValue(forKey: key)
+        }
+        group?.leave()
     }
 
     /// `run` as a record of `step` on this machine, if every file it names is one the step
@@ -182,12 +237,8 @@ public final class RemoteCache: Sendable {
             value: (try? JSONParser.parse(record.value).plain) ?? .null)
         let key = record.remoteKey(root: root)
         uploads.enter()
-        DispatchQueue.global().async { [self] in
-            slots.wait()
-            defer {
-                slots.signal()
-                uploads.leave()
-            }
+        uploading.addOperation { [self] in
+            defer { uploads.leave() }
             upload(run, under: key, from: store)
         }
     }
@@ -195,10 +246,12 @@ public final class RemoteCache: Sendable {
     private func upload(_ run: RemoteRecord, under key: Digest, from store: LocalStore) {
         for output in run.outputs {
             guard isUsable else { return }
-            switch client.hasContent(output.digest) {
-            case .failure(let failure): return fail(failure)
-            case .success(true): continue
-            case .success(false): break
+            if output.size >= Self.askBeforeUploading {
+                switch client.hasContent(output.digest) {
+                case .failure(let failure): return fail(failure)
+                case .success(true): continue
+                case .success(false): break
+                }
             }
             let descriptor = open(store.location(of: output.digest), O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { return }
@@ -210,8 +263,14 @@ public final class RemoteCache: Sendable {
             }
         }
         guard isUsable else { return }
+        // The runs already there (asked again only if this run did not find the key empty).
         var runs = [run]
-        if case .success(let document?) = client.record(key),
+        let foundEmpty =
+            state.withLock { state in
+                if case .runs(let runs)? = state.answers[key] { return runs.isEmpty }
+                return false
+            }
+        if !foundEmpty, case .success(let document?) = client.record(key),
             let earlier = try? RemoteRecord.runs(in: document)
         {
             runs += earlier.filter { $0 != run }
