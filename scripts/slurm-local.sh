@@ -71,6 +71,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 SchedulerType=sched/backfill
 SchedulerParameters=sched_interval=1
+DefMemPerCPU=$((memory / cpus))
 JobCompType=jobcomp/filetxt
 JobCompLoc=$dir/jobcomp.log
 MinJobAge=600

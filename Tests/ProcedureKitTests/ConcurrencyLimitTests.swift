@@ -61,6 +61,50 @@ struct ConcurrencyLimitTests {
         waitUntilIdle(queue)
     }
 
+    @Test func aWeightedProcedureTakesThatManyPlaces() {
+        // Limit 3: a procedure of weight 2 and one of weight 1 fill it; the next of weight 2
+        // waits, and so does a procedure of weight 1 behind it (first come, first served),
+        // until the first one's two places are given back.
+        let category = uniqueCategory()
+        let queue = ProcedureQueue()
+        let weights = [2, 1, 2, 1]
+        let procedures = weights.map { weight -> GatedProcedure in
+            let procedure = GatedProcedure()
+            procedure.addCondition(ConcurrencyLimit(category: category, limit: 3, weight: weight))
+            return procedure
+        }
+        for procedure in procedures { queue.addOperation(procedure) }
+        #expect(procedures[0].started.wait(timeout: .now() + 10) == .success)
+        #expect(procedures[1].started.wait(timeout: .now() + 10) == .success)
+        #expect(procedures[2].started.wait(timeout: .now() + 0.3) == .timedOut)
+        #expect(procedures[3].started.wait(timeout: .now()) == .timedOut)
+        procedures[0].release()
+        #expect(procedures[2].started.wait(timeout: .now() + 10) == .success)
+        #expect(procedures[3].started.wait(timeout: .now() + 0.3) == .timedOut)
+        procedures[1].release()
+        #expect(procedures[3].started.wait(timeout: .now() + 10) == .success)
+        procedures[2].release()
+        procedures[3].release()
+        waitUntilIdle(queue)
+    }
+
+    @Test func aWeightOverTheLimitTakesEveryPlace() {
+        let category = uniqueCategory()
+        let queue = ProcedureQueue()
+        let heavy = GatedProcedure()
+        heavy.addCondition(ConcurrencyLimit(category: category, limit: 2, weight: 8))
+        let light = GatedProcedure()
+        light.addCondition(ConcurrencyLimit(category: category, limit: 2))
+        queue.addOperation(heavy)
+        #expect(heavy.started.wait(timeout: .now() + 10) == .success)
+        queue.addOperation(light)
+        #expect(light.started.wait(timeout: .now() + 0.3) == .timedOut)
+        heavy.release()
+        #expect(light.started.wait(timeout: .now() + 10) == .success)
+        light.release()
+        waitUntilIdle(queue)
+    }
+
     @Test func limitsAndMutualExclusionTogetherDoNotDeadlock() {
         let limited = uniqueCategory() + "limit"
         let exclusive = uniqueCategory() + "mutex"

@@ -21,8 +21,10 @@ open class Condition: @unchecked Sendable {
         var dependencies: [Operation] = []
         var producedDependencies: [Operation] = []
         var mutuallyExclusiveCategories: Set<String> = []
-        /// How many procedures a shared category admits at once, where it is not one.
+        /// How many places a shared category has, where it is not one.
         var categoryLimits: [String: Int] = [:]
+        /// How many places of a shared category the procedure takes, where it is not one.
+        var categoryWeights: [String: Int] = [:]
     }
 
     private let configuration = Locked(Configuration())
@@ -86,13 +88,16 @@ open class Condition: @unchecked Sendable {
         }
     }
 
-    /// Makes the procedure this condition is attached to one of at most `limit` procedures in
-    /// `sharedCategory` that execute at once, across all queues. Every claim of a category
-    /// should give it the same limit: the first claim waiting or holding sets it.
-    public final func addToAttachedProcedure(sharedCategory: String, limit: Int) {
+    /// Makes the procedure this condition is attached to take `weight` of the `limit` places
+    /// of `sharedCategory` while it executes, across all queues: with the default weight, one
+    /// of at most `limit` procedures at once. A weight over the limit takes every place. Every
+    /// claim of a category should give it the same limit: the first claim waiting or holding
+    /// sets it.
+    public final func addToAttachedProcedure(sharedCategory: String, limit: Int, weight: Int = 1) {
         configuration.withLock {
             _ = $0.mutuallyExclusiveCategories.insert(sharedCategory)
             $0.categoryLimits[sharedCategory] = max(1, limit)
+            $0.categoryWeights[sharedCategory] = weight > 1 ? min(weight, max(1, limit)) : nil
         }
     }
 
@@ -100,6 +105,12 @@ open class Condition: @unchecked Sendable {
     /// ``addToAttachedProcedure(sharedCategory:limit:)``.
     public final func limit(of category: String) -> Int {
         configuration.withLock { $0.categoryLimits[category] ?? 1 }
+    }
+
+    /// How many places of `category` the procedure takes: 1 unless it was claimed with a
+    /// weight by ``addToAttachedProcedure(sharedCategory:limit:weight:)``.
+    public final func weight(of category: String) -> Int {
+        configuration.withLock { $0.categoryWeights[category] ?? 1 }
     }
 
     /// Decides whether `procedure` may execute, calling `completion` exactly once, from any
@@ -123,7 +134,9 @@ extension Condition {
             for dependency in condition.producedDependencies { produceDependency(dependency) }
         }
         for category in condition.mutuallyExclusiveCategories {
-            addToAttachedProcedure(sharedCategory: category, limit: condition.limit(of: category))
+            addToAttachedProcedure(
+                sharedCategory: category, limit: condition.limit(of: category),
+                weight: condition.weight(of: category))
         }
     }
 }

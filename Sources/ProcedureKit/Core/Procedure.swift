@@ -705,10 +705,10 @@ open class Procedure: Operation, @unchecked Sendable {
     }
 
     private func requestExclusivity(markReady: Bool, conditions: [Condition]) -> Bool {
-        var limits: [String: Int] = [:]
+        var limits: [String: (limit: Int, weight: Int)] = [:]
         for condition in conditions {
             for category in condition.mutuallyExclusiveCategories {
-                limits[category] = condition.limit(of: category)
+                limits[category] = (condition.limit(of: category), condition.weight(of: category))
             }
         }
         guard !limits.isEmpty else { return becomeReady(markReady: markReady) }
@@ -720,7 +720,8 @@ open class Procedure: Operation, @unchecked Sendable {
             return true
         }
         guard proceed else { return false }
-        if ExclusivityManager.shared.request(self, categories: sorted.map { ($0, limits[$0]!) }) {
+        let claims = sorted.map { ($0, limits[$0]!.limit, limits[$0]!.weight) }
+        if ExclusivityManager.shared.request(self, categories: claims) {
             return exclusivityGranted(markReady: markReady)
         }
         return false

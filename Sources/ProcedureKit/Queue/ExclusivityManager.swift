@@ -8,38 +8,48 @@ final class ExclusivityManager: Sendable {
     static let shared = ExclusivityManager()
 
     private struct Category {
-        var holders: [Procedure] = []
+        /// Who holds places, and how many each.
+        var holders: [(procedure: Procedure, weight: Int)] = []
         /// First come, first served. A procedure that gave up waiting stays here until it
         /// comes to the front, and is skipped then (it is no longer in `State.missing`).
-        var waiting = RingBuffer<Procedure>()
-        /// How many holders it admits.
+        var waiting = RingBuffer<(procedure: Procedure, weight: Int)>()
+        /// How many places it has.
         var limit = 1
+        /// How many places its holders take.
+        var taken = 0
 
-        var hasRoom: Bool { holders.count < limit }
+        func hasRoom(for weight: Int) -> Bool { taken + weight <= limit }
 
-        /// Takes a place for `procedure` if there is one and nobody waits before it, or a place in
-        /// line; true if it holds the category now. A category held by one of `ancestors` is
-        /// granted without changing hands.
-        mutating func claim(for procedure: Procedure, coveredBy ancestors: Set<ObjectIdentifier>)
-            -> Bool
-        {
+        /// Takes places for `procedure` if there are enough and nobody waits before it, or a
+        /// place in line; true if it holds the category now. A category held by one of
+        /// `ancestors` is granted without changing hands.
+        mutating func claim(
+            for procedure: Procedure, weight: Int, coveredBy ancestors: Set<ObjectIdentifier>
+        ) -> Bool {
             if !ancestors.isEmpty,
-                holders.contains(where: { ancestors.contains(ObjectIdentifier($0)) })
+                holders.contains(where: { ancestors.contains(ObjectIdentifier($0.procedure)) })
             {
                 return true
             }
-            if hasRoom, waiting.isEmpty {
-                holders.append(procedure)
+            if hasRoom(for: weight), waiting.isEmpty {
+                hold(procedure, weight: weight)
                 return true
             }
-            waiting.append(procedure)
+            waiting.append((procedure, weight))
             return false
+        }
+
+        mutating func hold(_ procedure: Procedure, weight: Int) {
+            holders.append((procedure, weight))
+            taken += weight
         }
 
         /// Removes `procedure` from the holders; false if it was not one.
         mutating func leave(_ procedure: Procedure) -> Bool {
-            guard let index = holders.firstIndex(where: { $0 === procedure }) else { return false }
-            holders.remove(at: index)
+            guard let index = holders.firstIndex(where: { $0.procedure === procedure }) else {
+                return false
+            }
+            taken -= holders.remove(at: index).weight
             return true
         }
     }
@@ -59,14 +69,16 @@ final class ExclusivityManager: Sendable {
     ///
     /// A category held by a group the procedure runs in is granted at once without changing
     /// hands: the group's exclusive turn covers its children.
-    func request(_ procedure: Procedure, categories: [(name: String, limit: Int)]) -> Bool {
+    func request(
+        _ procedure: Procedure, categories: [(name: String, limit: Int, weight: Int)]
+    ) -> Bool {
         let ancestors = Set(procedure.ancestorGroups.map(ObjectIdentifier.init))
         return state.withLock { state in
             var missing = 0
-            for (name, limit) in categories {
+            for (name, limit, weight) in categories {
                 // Mutated in place: a copy would copy the line of waiters each time.
                 let granted = state.categories[name, default: Category(limit: limit)].claim(
-                    for: procedure, coveredBy: ancestors)
+                    for: procedure, weight: min(weight, limit), coveredBy: ancestors)
                 if !granted { missing += 1 }
             }
             if missing > 0 { state.missing[ObjectIdentifier(procedure)] = missing }
@@ -85,15 +97,17 @@ final class ExclusivityManager: Sendable {
             for name in categories {
                 guard let index = state.categories.index(forKey: name) else { continue }
                 guard state.categories.values[index].leave(procedure) else { continue }
-                while state.categories.values[index].hasRoom,
-                    let next = state.categories.values[index].waiting.popFirst()
+                while let next = state.categories.values[index].waiting.first,
+                    state.categories.values[index].hasRoom(for: next.weight)
+                        || state.missing[ObjectIdentifier(next.procedure)] == nil
                 {
-                    let key = ObjectIdentifier(next)
+                    _ = state.categories.values[index].waiting.popFirst()
+                    let key = ObjectIdentifier(next.procedure)
                     guard let missing = state.missing[key] else { continue }  // gave up
-                    state.categories.values[index].holders.append(next)
+                    state.categories.values[index].hold(next.procedure, weight: next.weight)
                     if missing == 1 {
                         state.missing[key] = nil
-                        granted.append(next)
+                        granted.append(next.procedure)
                     } else {
                         state.missing[key] = missing - 1
                     }

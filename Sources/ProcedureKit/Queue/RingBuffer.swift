@@ -23,6 +23,11 @@ package struct RingBuffer<Element> {
         count += 1
     }
 
+    /// The element `popFirst()` would take, if any.
+    package var first: Element? {
+        count == 0 ? nil : storage[head]
+    }
+
     package mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
         let element = storage[head]

@@ -70,7 +70,7 @@ final class ConditionCommand: Sendable {
         switch outcome.termination {
         case .exited(let code): return .success(code == 0)
         case .signaled: return .success(false)
-        case .unknown(let reason):
+        case .unknown(let reason), .notStarted(let reason), .ended(let reason):
             return .failure(
                 StepError(
                     .exitStatusUnknown, "its command's exit status could not be read: \(reason)"))

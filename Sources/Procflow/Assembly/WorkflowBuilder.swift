@@ -27,6 +27,13 @@ final class WorkflowBuilder: @unchecked Sendable {
         /// With `--fail-fast`, or `always` steps that must run after an interrupt: set when the
         /// run stops early.
         var stop: RunStop? = nil
+        /// The executors of the run, and the one a shell step that names none takes.
+        var executors: RunExecutors
+        var defaultExecutor: String
+        /// How many jobs are submitted and not yet over at once, in the category named
+        /// `jobsCategory`.
+        var maxJobs: Int
+        var jobsCategory: String
         /// For incremental runs: the cache, and the steps it knows.
         var incremental: Incremental? = nil
     }
@@ -264,11 +271,15 @@ final class WorkflowBuilder: @unchecked Sendable {
         of step: Step, _ make: @escaping @Sendable () -> P
     ) -> any OutputProcedure<JSONValue> {
         let timeout = step.timeout
-        let (category, limit) = (settings.concurrencyCategory, settings.maxConcurrent)
+        let places = places(of: step)
         let makeAttempt: @Sendable () -> P = {
             let attempt = make()
-            // Each attempt takes one of the run's places: a retry's wait holds none.
-            attempt.addCondition(ConcurrencyLimit(category: category, limit: limit))
+            // Each attempt takes its places: a retry's wait holds none.
+            for place in places {
+                attempt.addCondition(
+                    ConcurrencyLimit(
+                        category: place.category, limit: place.limit, weight: place.weight))
+            }
             if let timeout { attempt.addObserver(TimeoutObserver(by: timeout)) }
             return attempt
         }
@@ -291,6 +302,62 @@ final class WorkflowBuilder: @unchecked Sendable {
         return procedure
     }
 
+    /// The executor that runs `step`'s command, if it is a shell step: the step's (or a
+    /// group's), else `--executor`'s or the workflow's.
+    private func executorName(of step: Step) -> String? {
+        guard case .shell = step.kind else { return nil }
+        return step.placement.executor ?? settings.defaultExecutor
+    }
+
+    /// The places each attempt of `step` takes while it runs: one of the run's (or as many
+    /// as the cores it needs) and the memory it needs, on this machine; one of the jobs in
+    /// flight, for a command run as a job elsewhere.
+    private func places(of step: Step) -> [(category: String, limit: Int, weight: Int)] {
+        if let name = executorName(of: step), !settings.executors.executor(name).spawnsLocally {
+            return [(settings.jobsCategory, settings.maxJobs, 1)]
+        }
+        guard case .shell = step.kind else {
+            return [(settings.concurrencyCategory, settings.maxConcurrent, 1)]
+        }
+        var places = [
+            (
+                settings.concurrencyCategory, settings.maxConcurrent,
+                step.placement.resources.cpus ?? 1
+            )
+        ]
+        if let memory = step.placement.resources.memory {
+            places.append(
+                (settings.concurrencyCategory + ".memory", Self.machineMemory, memory))
+        }
+        return places
+    }
+
+    /// This machine's memory, in MiB: what steps' `memory` shares out.
+    static let machineMemory: Int = {
+        let pages = sysconf(Int32(_SC_PHYS_PAGES))
+        let size = sysconf(Int32(_SC_PAGESIZE))
+        guard pages > 0, size > 0 else { return Int.max / 2 }
+        return max(1, pages * size / (1 << 20))
+    }()
+
+    /// What `step`'s command asks of an executor that runs it as a job.
+    private func jobRequest(for step: Step) -> JobRequest {
+        var arrayKey: String?
+        if step.id.contains("[") {
+            // The instances of one forEach: `each[3].cc` is `each[].cc`.
+            var key = ""
+            var inIndex = false
+            for character in step.id {
+                if character == "[" { inIndex = true } else if character == "]" { inIndex = false }
+                if !inIndex || character == "[" { key.append(character) }
+            }
+            arrayKey = key
+        }
+        return JobRequest(
+            name: step.id, resources: step.placement.resources, slurm: step.placement.slurm,
+            timeout: step.timeout, arrayKey: arrayKey)
+    }
+
     private func makeShell(_ step: Step, _ shell: Shell, inputs: ShellProcedure.EnvironmentInputs)
         -> ShellProcedure
     {
@@ -304,12 +371,14 @@ final class WorkflowBuilder: @unchecked Sendable {
         }
         let id = step.id
         let events = events
-        let options = ShellProcedure.Options(
+        var options = ShellProcedure.Options(
             workingDirectory: resolve(shell.cwd ?? ".", in: settings.directory),
             environment: environment,
             output: shell.output, captureLimit: settings.captureLimit,
             gracePeriod: settings.gracePeriod, processGroups: settings.processGroups,
             onOutput: { stream, lines in events.output(id, stream, lines) })
+        options.executor = settings.executors.executor(executorName(of: step) ?? "local")
+        options.job = jobRequest(for: step)
         return ShellProcedure(command, options: options, environmentInputs: inputs)
     }
 

@@ -26,6 +26,8 @@ struct RunCommand: ParsableCommand {
         case remoteCacheMode = "remote-cache-mode"
         case remoteCacheHeader = "remote-cache-header"
         case remoteCacheTimeout = "remote-cache-timeout"
+        case executor
+        case maxJobs = "max-jobs"
 
         /// The report the option asks for, if it is a report's: the one of the same name.
         var report: ReportFormat? { ReportFormat(rawValue: rawValue) }
@@ -111,6 +113,18 @@ struct RunCommand: ParsableCommand {
                     help:
                         "A header sent to the remote cache (repeatable); also PROCFLOW_REMOTE_CACHE_HEADER, one per line. Never printed."
                 )
+            case .executor:
+                return .value(
+                    rawValue, "name",
+                    help:
+                        "Where shell steps run that do not say (their own or a group's executor): local (this machine) or slurm (as Slurm jobs); the workflow's executor, else local, by default.",
+                    choices: CommandExecutors.names)
+            case .maxJobs:
+                return .value(
+                    rawValue, "n",
+                    help:
+                        "How many jobs may be submitted to Slurm and not yet over at once; 100 by default."
+                )
             case .remoteCacheTimeout:
                 return .value(
                     rawValue, "seconds",
@@ -183,6 +197,9 @@ struct RunCommand: ParsableCommand {
     /// `--remote-cache`, `--remote-cache-mode` and `--remote-cache-header`, with the
     /// environment's defaults filled in when the command runs.
     let remoteCache: (url: String?, mode: String?, headers: [String], timeout: TimeInterval)
+    /// `--executor`, checked against the executors' names by the parser.
+    let executor: String?
+    let maxJobs: Int?
 
     init(_ arguments: ParsedArguments<Option>) throws(ArgumentError) {
         workflow = try WorkflowArguments(
@@ -191,6 +208,14 @@ struct RunCommand: ParsableCommand {
             guard let count = Int(text), count >= 1 else {
                 throw .invalidValue(
                     text, for: Option.maxConcurrent.spec, expected: "a whole number of at least 1")
+            }
+            return count
+        }
+        executor = arguments.value(.executor)
+        maxJobs = try arguments.value(.maxJobs).map { (text) throws(ArgumentError) in
+            guard let count = Int(text), (1...100_000).contains(count) else {
+                throw .invalidValue(
+                    text, for: Option.maxJobs.spec, expected: "a whole number from 1 to 100000")
             }
             return count
         }
@@ -367,7 +392,8 @@ struct RunCommand: ParsableCommand {
             settings: .init(
                 maxConcurrent: maxConcurrent, failFast: failFast, gracePeriod: gracePeriod,
                 captureLimit: captureLimit, force: force, noCache: noCache, explain: explain,
-                stateDirectory: stateDirectory(), environment: environment, remote: remote))
+                stateDirectory: stateDirectory(), environment: environment, remote: remote,
+                executor: executor, maxJobs: maxJobs))
     }
 
     /// Prints a warning on `console`'s standard error.

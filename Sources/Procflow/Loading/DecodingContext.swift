@@ -20,6 +20,9 @@ final class DecodingContext {
     /// While a `forEach` step is decoded: its item's name, whose references each instance
     /// fills in.
     var itemVariable: String?
+    /// What the workflow and the groups being decoded give the steps inside them for
+    /// `executor` (the groups only), `resources` and `slurm`.
+    var enclosingPlacement = Placement()
     private(set) var diagnostics: [Diagnostic] = []
 
     init(

@@ -98,6 +98,7 @@ extension WorkflowDecoder {
         let context = DecodingContext(
             file: include.shown, sources: report.sources,
             includeChain: report.includeChain + [canonical], depth: depth, budget: report.budget)
+        context.enclosingPlacement = report.enclosingPlacement
         let decoder = WorkflowDecoder(
             report: context,
             overrides: Dictionary(include.variables.map { ($0.name, $0.value) }) { _, last in last }

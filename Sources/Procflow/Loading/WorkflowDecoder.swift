@@ -37,6 +37,9 @@ struct WorkflowDecoder {
         let dotenv = object.node("dotenv").map { decodeDotenv($0.node, at: $0.pointer) } ?? []
         let maxConcurrency = object.integer("maxConcurrency", in: 1...10_000)
         let cacheKey = decodeCacheKey(&object)
+        let defaults = decodePlacement(&object)
+        // The workflow's executor is the default `--executor` overrides: steps do not take it.
+        report.enclosingPlacement = Placement(resources: defaults.resources, slurm: defaults.slurm)
         var steps: [Step] = []
         if let (node, pointer) = object.node("procedures") {
             steps = decodeSteps(node, at: pointer, requireSome: true)
@@ -53,7 +56,7 @@ struct WorkflowDecoder {
         return Workflow(
             path: report.file, name: name, description: description, variables: variables,
             environment: environment, dotenv: dotenvVariables, maxConcurrency: maxConcurrency,
-            cacheKey: cacheKey, steps: steps)
+            cacheKey: cacheKey, executor: defaults.executor, steps: steps)
     }
 
     func decodeSteps(_ node: JSONNode, at pointer: JSONPointer, requireSome: Bool) -> [Step] {
@@ -100,6 +103,14 @@ struct WorkflowDecoder {
         let image =
             kindName == .shell || kindName == .file ? decodeImage(&object) : nil
         let caching = decodeCaching(&object, kind: kindName)
+        // A group's placement is its steps' default; only shell steps use one.
+        let enclosingPlacement = report.enclosingPlacement
+        var placement = enclosingPlacement
+        if kindName == .shell || kindName == .group {
+            placement = decodePlacement(&object).over(enclosingPlacement)
+        }
+        report.enclosingPlacement = placement
+        defer { report.enclosingPlacement = enclosingPlacement }
 
         var kind: Step.Kind?
         switch kindName {
@@ -126,7 +137,7 @@ struct WorkflowDecoder {
             id: id, description: description, kind: kind, dependsOn: dependsOn, input: input,
             when: when, mutex: mutex, retry: retry, timeout: timeout,
             continueOnError: continueOnError, always: always, forEach: forEach, image: image,
-            caching: caching,
+            caching: caching, placement: placement,
             pointer: pointer, offset: object.offset)
     }
 

@@ -3,7 +3,7 @@
 enum WorkflowFields {
     static let topLevelFields = [
         "$schema", "version", "name", "description", "vars", "env", "dotenv", "include",
-        "maxConcurrency", "cacheKey", "procedures",
+        "maxConcurrency", "cacheKey", "executor", "resources", "slurm", "procedures",
     ]
 
     static let commonFields = [
@@ -14,14 +14,17 @@ enum WorkflowFields {
     static let kindFields: [String: [String]] = [
         "shell": [
             "run", "argv", "shell", "cwd", "env", "inputs", "output", "image", "sources",
-            "generates", "depfile", "cache", "cacheKey",
+            "generates", "depfile", "cache", "cacheKey", "executor", "resources", "slurm",
         ],
         "http": ["url", "method", "headers", "body", "expect", "output", "cache", "cacheKey"],
         "file": [
             "op", "path", "source", "content", "template", "text", "pointer", "find", "replace",
             "paths", "output", "image", "sources", "generates", "cache", "cacheKey",
         ],
-        "group": ["procedures", "inputTo", "outputFrom", "maxConcurrency"],
+        "group": [
+            "procedures", "inputTo", "outputFrom", "maxConcurrency", "executor", "resources",
+            "slurm",
+        ],
         "branch": ["on", "cases", "otherwise"],
     ]
 

@@ -21,6 +21,9 @@ struct RunSession: Sendable {
         var environment: [String: String]
         /// The remote cache shared with other machines, if any.
         var remote: RemoteCacheSettings?
+        /// `--executor` and `--max-jobs`.
+        var executor: String? = nil
+        var maxJobs: Int? = nil
     }
 
     /// How long a run waits for its uploads to the remote cache once it has ended.
@@ -56,6 +59,17 @@ struct RunSession: Sendable {
         return cache
     }
 
+    /// Whether a shell step of `workflow` may run elsewhere than on this machine.
+    private func submitsJobs(_ workflow: Workflow) -> Bool {
+        let fallback = settings.executor ?? workflow.executor ?? "local"
+        var elsewhere = false
+        workflow.forEachStep { nested in
+            guard case .shell = nested.step.kind else { return }
+            elsewhere = elsewhere || (nested.step.placement.executor ?? fallback) != "local"
+        }
+        return elsewhere
+    }
+
     /// How many steps run at once for `workflow`: `--max-concurrent`, its `maxConcurrency`,
     /// else the core count (read only then: it reads cgroup files).
     func concurrency(for workflow: Workflow) -> Int {
@@ -80,9 +94,22 @@ struct RunSession: Sendable {
         options.force = settings.force
         options.explain = settings.explain
         options.cache = cache
+        options.executor = settings.executor
+        if let maxJobs = settings.maxJobs { options.maxJobs = maxJobs }
+        options.jobDirectory = settings.stateDirectory.path + "/jobs"
+        if submitsJobs(workflow) {
+            // Job files hold commands' environments: the state directory must be private.
+            if settings.stateDirectory.refusal() != nil {
+                let home = settings.environment["HOME"] ?? NSHomeDirectory()
+                options.jobDirectory = home + "/.cache/procflow/jobs"
+            } else {
+                do { try settings.stateDirectory.prepare() } catch { warn(error.message) }
+            }
+        }
         let runner = WorkflowRunner(workflow: workflow, options: options, reporters: reporters)
         started(runner)
         let summary = runner.run()
+        runner.executorNotes.forEach(note)
         for warning in (cache?.takeProblems() ?? []) + [cache?.save()].compactMap({ $0 }) {
             warn(warning)
         }

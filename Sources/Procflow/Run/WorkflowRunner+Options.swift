@@ -26,6 +26,14 @@ extension WorkflowRunner {
         public var force: Bool
         /// Report why each step runs.
         public var explain: Bool
+        /// Where shell steps run when neither they nor a group holding them say (`--executor`);
+        /// `nil` leaves it to the workflow's `executor`, then to this machine.
+        public var executor: String? = nil
+        /// How many jobs may be submitted to a scheduler and not yet over at once.
+        public var maxJobs: Int = 100
+        /// A private directory where executors that submit jobs keep their files, which every
+        /// node must see; `.procflow/jobs` beside the workflow when `nil`.
+        public var jobDirectory: String? = nil
 
         /// Options with procflow's defaults: as many steps at once as cores, a 5 s grace period, a
         /// 16 MiB capture limit, procflow's own environment.

@@ -51,6 +51,10 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private(set) var isUpToDate = false
     /// The process groups of the run's commands.
     private let processGroups = ProcessGroups()
+    /// The executors the run's shell steps use.
+    private let executors: RunExecutors
+    /// What the executors said at the end of the run (Slurm's jobs), once ``run()`` returned.
+    public private(set) var executorNotes: [String] = []
     // Set once, by `runProcedures()` before any procedure starts; read only by procedures'
     // callbacks and once they have finished. A run with nothing to do never builds one.
     private var builder: WorkflowBuilder!
@@ -70,6 +74,12 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         incrementalSteps =
             options.cache == nil
             ? [:] : IncrementalStep.all(in: workflow, directory: Self.directory(of: workflow))
+        let jobs =
+            options.jobDirectory ?? Self.directory(of: workflow) + "/.procflow/jobs"
+        executors = RunExecutors(
+            context: ExecutorContext(
+                directory: jobs + "/" + runID.replacingOccurrences(of: "/", with: "_"),
+                environment: options.environment))
     }
 
     /// The path of the running program, from `/proc/self/exe` (one `readlink`, where
@@ -101,6 +111,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
                 captureLimit: options.captureLimit, maxConcurrent: max(1, options.maxConcurrent),
                 concurrencyCategory: "procflow.run.\(runID)", processGroups: processGroups,
                 stop: options.failFast || hasAlwaysSteps ? runStop : nil,
+                executors: executors,
+                defaultExecutor: options.executor ?? workflow.executor ?? "local",
+                maxJobs: max(1, options.maxJobs), jobsCategory: "procflow.jobs.\(runID)",
                 incremental: options.cache.map { cache in
                     .init(
                         context: .init(cache: cache, force: options.force, events: self),
@@ -156,6 +169,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         done.wait()
         accountForStepsThatNeverRan()
         endLeftovers()
+        executorNotes = executors.endRun(
+            gracePeriod: options.gracePeriod, hurry: { [state] in state.withLock { $0.killed } })
         state.withLock { $0.finished = true }
     }
 
@@ -204,7 +219,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         }
         guard first else { return }
         // Counted before the signal reaches them: some end at once.
-        let commands = processGroups.running.count
+        let commands = processGroups.running.count + executors.commandsUnderWay
         let interruption = InterruptError(signal: signal)
         var alwaysSteps = 0
         if hasAlwaysSteps, root != nil, runStop.stop(interruption) {

@@ -19,4 +19,19 @@ struct CommandLaunch {
     /// Where a local command's process group is registered while it may hold processes.
     var groups: ProcessGroups = .shared
     var onOutput: (@Sendable (ShellProcedure.Stream, [Substring]) -> Void)?
+    /// What an executor that submits jobs asks for them.
+    var job = JobRequest()
+}
+
+/// What a step asks of an executor that runs its command as a job elsewhere.
+struct JobRequest: Sendable, Hashable {
+    /// The step's id, to name the job.
+    var name = ""
+    var resources = Resources()
+    var slurm = SlurmSettings()
+    /// The step's timeout, in seconds: the job's time limit unless `resources.time` says.
+    var timeout: Double?
+    /// The `forEach` step whose instance this is: instances submitted together with the same
+    /// request become one job array.
+    var arrayKey: String?
 }

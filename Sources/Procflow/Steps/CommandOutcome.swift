@@ -6,6 +6,11 @@ struct CommandOutcome: Sendable {
         case signaled(Int32)
         /// Its exit status could not be read, for the reason given. Never a success.
         case unknown(String)
+        /// It never started, for the reason given (a job the scheduler refused).
+        case notStarted(String)
+        /// Whatever ran it ended it, for the reason given (a job past its time limit, out of
+        /// memory, on a node that failed). Never a success.
+        case ended(String)
     }
 
     var termination: Termination

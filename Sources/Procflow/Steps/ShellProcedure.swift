@@ -104,6 +104,8 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
         public var onOutput: (@Sendable (Stream, [Substring]) -> Void)?
         /// Where the command runs: this machine by default.
         var executor: any CommandExecutor = LocalExecutor()
+        /// What the command asks of an executor that runs it as a job.
+        var job = JobRequest()
 
         /// Options; by default procflow's environment, no output, a 16 MiB capture limit, a 5 s
         /// grace period, the shared process-group registry.
@@ -188,7 +190,7 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
             workingDirectory: options.workingDirectory, stdin: input.map { Array($0.text.utf8) },
             captureStdout: options.output != .none, captureLimit: options.captureLimit,
             gracePeriod: options.gracePeriod, pipeGracePeriod: 0.2, groups: options.processGroups,
-            onOutput: options.onOutput)
+            onOutput: options.onOutput, job: options.job)
         switch command {
         case .script(let script, let interpreter):
             if let words = command.directArguments, options.executor.spawnsLocally {
@@ -281,6 +283,10 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
                 StepError(
                     .exitStatusUnknown, "its exit status could not be read: \(reason)",
                     stderrTail: tail))
+        case .notStarted(let reason):
+            return .failure(StepError(.spawnFailed, reason, stderrTail: tail))
+        case .ended(let reason):
+            return .failure(StepError(.jobEnded, reason, stderrTail: tail))
         case .exited:
             return value(of: outcome.captured, as: output, stderrTail: tail)
         }

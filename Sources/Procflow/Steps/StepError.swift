@@ -10,6 +10,9 @@ public struct StepError: Error, CustomStringConvertible, Equatable, Sendable {
         case signaled(Int32)
         /// How the command ended could not be found out: never taken for a success.
         case exitStatusUnknown
+        /// The scheduler running the command as a job ended it (time limit, memory, a failed
+        /// node, a cancel from outside).
+        case jobEnded
         /// The command wrote more than the capture limit to a captured stdout.
         case outputLimitExceeded
         /// A JSON output was not valid JSON.

@@ -31,6 +31,9 @@ public struct Step: Sendable {
     public var image: String? = nil
     /// What it reads and makes, for incremental runs.
     public var caching = Caching()
+    /// Where a shell step's command runs and what it needs, with what the groups holding it
+    /// and the workflow give.
+    public var placement = Placement()
     /// Where the step is in the file: its JSON Pointer, and the byte offset of its object
     /// (turned into a line and column only for a diagnostic).
     public var pointer: JSONPointer

@@ -20,6 +20,9 @@ public struct Workflow: Sendable {
     public var maxConcurrency: Int?
     /// What every incremental step's result depends on besides its files (`cacheKey`).
     public var cacheKey: [CacheKeyPart] = []
+    /// Where shell steps run unless a step, a group or `--executor` says otherwise; `nil`
+    /// for this machine.
+    public var executor: String? = nil
     /// The top-level steps, in file order.
     public var steps: [Step]
     /// The files the workflow was loaded from, to say where a step's offset is.

@@ -123,7 +123,8 @@ func highestConcurrency(_ log: String?) -> Int {
 
 /// A `procflow run` started in the background, to be signalled: its output goes to a file as it
 /// comes, so that a test can wait for a line before it signals.
-final class RunningProcflow {
+final class RunningProcflow: @unchecked Sendable {
+    // @unchecked Sendable: its process and log are read, and signalled, from one test at a time.
     let process = Process()
     let log: URL
 
