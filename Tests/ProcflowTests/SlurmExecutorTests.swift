@@ -211,4 +211,76 @@ struct SlurmExecutorTests {
         #expect(result.stdout.contains("sbatch refused the job:"), "\(result.stdout)")
         #expect(result.stdout.contains("partition"), "\(result.stdout)")
     }
+
+    @Test(.enabled(if: SlurmCluster.runs))
+    func theCProjectBuildsTheSameProgramOnTheCluster() async throws {
+        try SlurmCluster.require()
+        // The benchmarks' C project (depfiles, a cacheKey, a link), built here and as jobs.
+        let roots = try (0..<2).map { _ in try temporaryDirectory() }
+        defer { for root in roots { try? FileManager.default.removeItem(at: root) } }
+        for root in roots {
+            let generate = Process()
+            generate.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            generate.arguments = [
+                "python3", packageRoot.appendingPathComponent("scripts/generate-c-project.py").path,
+                root.path, "6", "procflow",
+            ]
+            try generate.run()
+            generate.waitUntilExit()
+            #expect(generate.terminationStatus == 0)
+        }
+        let projects = roots.map { $0.appendingPathComponent("c-procflow") }
+        let (local, cluster) = try await SlurmCluster.unblocked {
+            (
+                try runProcflow(["run", "build.json"], in: projects[0]),
+                try runProcflow(["run", "build.json", "--executor", "slurm"], in: projects[1])
+            )
+        }
+        #expect(local.status == 0, "\(local.stdout)\(local.stderr)")
+        #expect(cluster.status == 0, "\(cluster.stdout)\(cluster.stderr)")
+        #expect(cluster.stderr.contains("slurm: 9 jobs submitted"), "\(cluster.stderr)")
+        let programs = try projects.map { try Data(contentsOf: $0.appendingPathComponent("app")) }
+        #expect(!programs[0].isEmpty)
+        #expect(programs[0] == programs[1])
+        // The depfiles the jobs wrote were read: a header edit rebuilds exactly its includer,
+        // then the link.
+        let header = projects[1].appendingPathComponent("src/mod1.h")
+        let text = try String(contentsOf: header, encoding: .utf8)
+        #expect(text.contains("#define MOD1_BASE 8"))
+        try Data(text.replacingOccurrences(of: "MOD1_BASE 8", with: "MOD1_BASE 9").utf8)
+            .write(to: header)
+        let again = try await SlurmCluster.unblocked {
+            try runProcflow(["run", "build.json", "--executor", "slurm"], in: projects[1])
+        }
+        #expect(again.status == 0)
+        #expect(again.stderr.contains("slurm: 2 jobs submitted"), "\(again.stdout)\(again.stderr)")
+    }
+
+    @Test(.enabled(if: SlurmCluster.runs))
+    func theNextRunCancelsWhatAKilledRunLeft() async throws {
+        try SlurmCluster.require()
+        let word = SlurmCluster.uniqueWord()
+        let fixture = try WorkflowFixture(
+            workflow(
+                """
+                {"id": "orphan_\(word)", "kind": "shell", "run": "echo job-begun; sleep 300"},
+                {"id": "quick", "kind": "shell", "run": "true"}
+                """))
+        let killed = try RunningProcflow(
+            fixture, arguments: ["orphan_\(word)", "--executor", "slurm"])
+        #expect(await SlurmCluster.eventually(timeout: 60) { killed.output.contains("job-begun") })
+        killed.signal(SIGKILL)
+        _ = try await SlurmCluster.unblocked { killed.finish(timeout: 30) }
+        // procflow could not end it: the job runs on.
+        #expect(try SlurmCluster.activeJobNames().contains { $0.contains(word) })
+        let next = try await SlurmCluster.unblocked {
+            try fixture.run(["quick", "--executor", "slurm"])
+        }
+        #expect(next.status == 0)
+        #expect(next.stderr.contains("cancelled 1 left by a run that was killed"), "\(next.stderr)")
+        #expect(
+            await SlurmCluster.eventually(timeout: 60) {
+                ((try? SlurmCluster.activeJobNames()) ?? []).allSatisfy { !$0.contains(word) }
+            })
+    }
 }

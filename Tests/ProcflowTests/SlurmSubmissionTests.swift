@@ -168,4 +168,14 @@ struct SlurmSubmissionTests {
         #expect(status.isOver)
         #expect(status.termination(cancelledByProcflow: ours) == expected)
     }
+
+    @Test func withoutSlurmsCommandsTheStepSaysSo() throws {
+        let fixture = try WorkflowFixture(workflow(#"{"id": "a", "kind": "shell", "run": "true"}"#))
+        let result = try fixture.run(
+            ["--executor", "slurm"], environment: ["PATH": "/nonexistent"])
+        #expect(result.status == 1)
+        #expect(
+            result.stdout.contains("cannot submit a Slurm job: sbatch is not in PATH"),
+            "\(result.stdout)")
+    }
 }

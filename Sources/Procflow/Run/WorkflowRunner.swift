@@ -78,7 +78,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             options.jobDirectory ?? Self.directory(of: workflow) + "/.procflow/jobs"
         executors = RunExecutors(
             context: ExecutorContext(
-                directory: jobs + "/" + runID.replacingOccurrences(of: "/", with: "_"),
+                // The host too: the state directory may be shared with other machines.
+                directory: jobs + "/" + runID.replacingOccurrences(of: "/", with: "_") + "@"
+                    + ProcessInfo.processInfo.hostName,
                 environment: options.environment))
     }
 

@@ -39,6 +39,8 @@ final class SlurmController: @unchecked Sendable {
         var cancelled = 0
         var calls = 0
         var seconds = 0.0
+        /// Jobs of runs that ended without ending them (procflow was killed), cancelled now.
+        var leftovers = 0
     }
 
     /// How long instances of a `forEach` arriving one after another are gathered into one
@@ -140,6 +142,9 @@ final class SlurmController: @unchecked Sendable {
         parts.append(
             "\(counts.calls) calls to sbatch, squeue and scancel (\(String(format: "%.1f", counts.seconds)) s)"
         )
+        if counts.leftovers > 0 {
+            parts.append("cancelled \(counts.leftovers) left by a run that was killed")
+        }
         return "slurm: " + parts.joined(separator: "; ")
     }
 
@@ -261,7 +266,10 @@ final class SlurmController: @unchecked Sendable {
             $0.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         guard result.succeeded, let jobID, !jobID.isEmpty, jobID.allSatisfy(\.isNumber) else {
-            let reason = "sbatch refused the job: \(result.message)"
+            let reason =
+                result.message.hasPrefix("command not found")
+                ? "cannot submit a Slurm job: sbatch is not in PATH (run procflow where Slurm's commands are, such as a login node)"
+                : "sbatch refused the job: \(result.message)"
             for job in group { report(job, .notStarted(reason), counted: \.failed) }
             return
         }
@@ -269,6 +277,8 @@ final class SlurmController: @unchecked Sendable {
             shared.counts.submitted += group.count
             if group.count > 1 { shared.counts.arrays += 1 }
         }
+        // Kept until the run ends, so that a run after a killed one can cancel what it left.
+        appendLine(jobID, to: directory + "/jobs")
         for (index, job) in group.enumerated() {
             tracked[ObjectIdentifier(job)] = TrackedJob(
                 job: job, prefix: submission.taskPrefix(index),
@@ -276,16 +286,59 @@ final class SlurmController: @unchecked Sendable {
         }
     }
 
-    /// Creates the run's directory (private) and its batch script; the script's path.
+    /// Creates the run's directory (private) and its batch script; the script's path. The
+    /// first time, cancels the jobs that runs killed before they could end them left behind.
     private func prepareDirectory() -> String? {
         if let scriptPath { return scriptPath }
         guard POSIXIO.makeDirectories(directory, mode: 0o700) else { return nil }
+        cancelLeftovers()
         let path = directory + "/job.sh"
         guard (try? Data(SlurmSubmission.script.utf8).write(to: URL(fileURLWithPath: path))) != nil,
             chmod(path, 0o700) == 0
         else { return nil }
         scriptPath = path
         return path
+    }
+
+    /// Cancels the jobs listed in the directories of other runs of this machine whose
+    /// procflow is gone (it was killed, or the machine restarted), and removes those
+    /// directories. A run's directory is named `RUNID@HOST`; the last part of the run id
+    /// starts with its process id.
+    private func cancelLeftovers() {
+        let parent = (directory as NSString).deletingLastPathComponent
+        let own = (directory as NSString).lastPathComponent
+        guard let at = own.lastIndex(of: "@") else { return }
+        let host = own[at...]
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
+        var ids: [String] = []
+        for name in names where name != own && name.hasSuffix(host) {
+            let run = name.dropLast(host.count)
+            let last = run.split(separator: "_").last ?? ""
+            guard let pid = Int32(last.split(separator: "-").first ?? ""), pid > 0,
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            let path = parent + "/" + name
+            let listed = (try? String(contentsOfFile: path + "/jobs", encoding: .utf8)) ?? ""
+            ids += listed.split(separator: "\n").map(String.init).filter {
+                !$0.isEmpty && $0.allSatisfy(\.isNumber)
+            }
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        guard !ids.isEmpty else { return }
+        let active = call(
+            ["squeue", "--noheader", "--jobs=\(ids.joined(separator: ","))", "--format=%i"],
+            timeout: 60
+        ).stdout.split(separator: "\n").count
+        _ = call(["scancel"] + ids, timeout: 30)
+        shared.withLock { $0.counts.leftovers += active }
+    }
+
+    private func appendLine(_ line: String, to path: String) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }
 
     // MARK: - Following
