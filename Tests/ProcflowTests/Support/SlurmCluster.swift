@@ -61,17 +61,6 @@ enum SlurmCluster {
 
     /// Runs a Slurm client program and waits for it.
     static func run(_ arguments: [String]) throws -> CommandResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CommandResult(
-            status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self),
-            stderr: "")
+        try runProgram(arguments)
     }
 }

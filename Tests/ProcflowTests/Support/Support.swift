@@ -100,6 +100,39 @@ func runProcflow(
         stderr: String(decoding: stderr, as: UTF8.self))
 }
 
+/// Runs a program (`arguments[0]`, looked up in `PATH`) with `arguments`, in `directory` with
+/// `environment` if given, and waits for it; stdin is empty, and both outputs are read as they
+/// come.
+func runProgram(
+    _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil
+) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    if let environment { process.environment = environment }
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let stderr = Locked(Data())
+    let reader = DispatchGroup()
+    reader.enter()
+    DispatchQueue.global().async {
+        let data = error.fileHandleForReading.readDataToEndOfFile()
+        stderr.withLock { $0 = data }
+        reader.leave()
+    }
+    let stdout = output.fileHandleForReading.readDataToEndOfFile()
+    reader.wait()
+    process.waitUntilExit()
+    return CommandResult(
+        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+        stderr: String(decoding: stderr.withLock { $0 }, as: UTF8.self))
+}
+
 /// A fresh temporary directory, removed when the test process exits is not guaranteed: tests
 /// remove it themselves.
 func temporaryDirectory() throws -> URL {
