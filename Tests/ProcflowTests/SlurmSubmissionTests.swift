@@ -129,6 +129,23 @@ struct SlurmSubmissionTests {
         #expect(statuses[3].isPending && !statuses[3].isOver)
     }
 
+    @Test func sacctLinesAreRead() {
+        let output = """
+            24_1|COMPLETED|0:0
+            25|FAILED|3:0
+            26|CANCELLED by 0|0:15
+            27|TIMEOUT|0:0
+            odd|line
+            """
+        let statuses = SlurmJobStatus.parseAccounting(output)
+        #expect(statuses.map(\.id) == ["24_1", "25", "26", "27"])
+        #expect(statuses[0].termination(cancelledByProcflow: false) == .exited(0))
+        #expect(statuses[1].termination(cancelledByProcflow: false) == .exited(3))
+        #expect(statuses[2].state == "CANCELLED")
+        #expect(statuses[2].termination(cancelledByProcflow: true) == .signaled(15))
+        #expect(statuses[3].isOver)
+    }
+
     @Test(arguments: [
         ("COMPLETED", Int32(0), false, CommandOutcome.Termination.exited(0)),
         ("FAILED", 3 << 8, false, .exited(3)),

@@ -69,6 +69,8 @@ final class SlurmController: @unchecked Sendable {
     private var scriptPath: String?
     /// When `squeue` last answered.
     private var lastAnswer = Date()
+    /// Whether `sacct` may answer: until it first fails.
+    private var hasAccounting = true
 
     init(directory: String, environment: [String: String]) {
         self.directory = directory
@@ -365,7 +367,14 @@ final class SlurmController: @unchecked Sendable {
             }
         }
         let now = Date()
-        if answered { lastAnswer = now }
+        if answered {
+            lastAnswer = now
+            // Gone from squeue (kept only MinJobAge after its end): asked of accounting.
+            let unseen = tracked.values.filter { $0.missing >= 1 && statuses[$0.slurmID] == nil }
+            if !unseen.isEmpty {
+                for status in accounting(unseen.map(\.slurmID)) { statuses[status.id] = status }
+            }
+        }
         var changed = false
         for key in Array(tracked.keys) {
             guard var job = tracked[key] else { continue }
@@ -391,6 +400,23 @@ final class SlurmController: @unchecked Sendable {
         return changed
     }
 
+    /// What Slurm's accounting (`sacct`) says of `ids`, where the cluster keeps it; nothing
+    /// where it does not (no slurmdbd) or is not asked any more (once it failed).
+    private func accounting(_ ids: [String]) -> [SlurmJobStatus] {
+        guard hasAccounting else { return [] }
+        let result = call(
+            [
+                "sacct", "--noheader", "--parsable2", "--allocations",
+                "--jobs=\(ids.joined(separator: ","))",
+                "--format=\(SlurmJobStatus.accountingFormat)",
+            ], timeout: 60)
+        guard result.succeeded else {
+            hasAccounting = false
+            return []
+        }
+        return SlurmJobStatus.parseAccounting(result.stdout)
+    }
+
     /// Cancels a job that waited in the queue longer than its `pendingTimeout`; why, if it
     /// did just now.
     private func overdue(_ job: inout TrackedJob, now: Date) -> String? {
@@ -407,7 +433,7 @@ final class SlurmController: @unchecked Sendable {
     private func giveUp(_ job: TrackedJob, now: Date) -> String? {
         if job.missing >= 3 {
             return
-                "Slurm no longer knows job \(job.slurmID) (a finished job is kept for MinJobAge, and accounting is not asked)"
+                "Slurm no longer knows job \(job.slurmID) (squeue keeps a finished job for MinJobAge, and sacct has no record of it)"
         }
         if now.timeIntervalSince(lastAnswer) > Self.silenceLimit {
             return "squeue has not answered for \(Int(Self.silenceLimit)) s"

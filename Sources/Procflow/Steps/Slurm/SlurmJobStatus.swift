@@ -51,6 +51,27 @@ struct SlurmJobStatus: Equatable, Sendable {
         }
     }
 
+    /// The `sacct --parsable2` output format ``parseAccounting(_:)`` reads.
+    static let accountingFormat = "JobID,State,ExitCode"
+
+    /// The statuses in `sacct`'s output (`123_4|COMPLETED|0:0`, an exit code as
+    /// `status:signal`); lines it cannot read are left out.
+    static func parseAccounting(_ output: String) -> [SlurmJobStatus] {
+        output.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "|", omittingEmptySubsequences: false)
+            guard fields.count >= 3 else { return nil }
+            let codes = fields[2].split(separator: ":")
+            guard codes.count == 2, let code = Int32(codes[0]), let signal = Int32(codes[1]),
+                !fields[0].isEmpty
+            else { return nil }
+            let state = fields[1].split(separator: " ").first.map(String.init) ?? ""
+            guard !state.isEmpty else { return nil }
+            return SlurmJobStatus(
+                id: String(fields[0]), state: state,
+                waitStatus: signal != 0 ? signal & 0x7F : (code & 0xFF) << 8, reason: "sacct")
+        }
+    }
+
     /// How the job's command ended, as a step sees it; `cancelledByProcflow` tells a cancel
     /// procflow asked for (the step was cancelled) from one by someone else.
     func termination(cancelledByProcflow: Bool) -> CommandOutcome.Termination {
