@@ -30,8 +30,14 @@ struct ConcurrencyBridgeTests {
 
     @Test func cancellingTheTaskCancelsTheProcedure() async {
         let procedure = DelayProcedure(by: 60)
+        // Waits for the procedure to execute with no time limit of its own: the task starts
+        // only once the suites' other tests leave one of Swift's few cooperative threads free
+        // (a fixed budget competed with the whole run's length, and lost under TSan).
+        let (executed, continuation) = AsyncStream<Void>.makeStream()
+        procedure.addDidExecuteBlockObserver { _ in continuation.finish() }
         let task = Task { try await ProcedureQueue().run(procedure) }
-        #expect(await eventually(timeout: 60) { procedure.isExecuting })
+        for await _ in executed {}
+        #expect(procedure.isExecuting)
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(procedure.isCancelled)

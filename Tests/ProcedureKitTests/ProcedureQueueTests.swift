@@ -247,3 +247,46 @@ struct ProcedureQueueTests {
         #expect(weakFirst == nil)
     }
 }
+
+/// Adding a dependency once a procedure is in a queue (issue 26, item 12): the original
+/// ProcedureKit allows it while the procedure still waits for another dependency, and waits for
+/// the new one too; this library trapped.
+@Suite("Dependencies added after enqueueing")
+struct LateDependencyTests {
+    @Test func aDependencyAddedWhileWaitingIsWaitedFor() {
+        let queue = ProcedureQueue()
+        let first = GatedProcedure()
+        let late = GatedProcedure()
+        let waiter = GatedProcedure()
+        waiter.addDependency(first)
+        queue.addOperation(first)
+        queue.addOperation(waiter)
+        #expect(first.started.wait(timeout: .now() + 10) == .success)
+        // Still waiting for `first`: a new dependency joins the wait.
+        waiter.addDependency(late)
+        queue.addOperation(late)
+        #expect(late.started.wait(timeout: .now() + 10) == .success)
+        first.release()
+        waitForFinish(first)
+        #expect(waiter.started.wait(timeout: .now() + 0.3) == .timedOut)
+        late.release()
+        #expect(waiter.started.wait(timeout: .now() + 10) == .success)
+        waiter.release()
+        waitForFinish(waiter)
+        #expect(waiter.dependencies.count == 2)
+    }
+
+    @Test func aDependencyAddedTooLateIsKeptNotWaitedFor() {
+        let queue = ProcedureQueue()
+        let procedure = GatedProcedure()
+        queue.addOperation(procedure)
+        #expect(procedure.started.wait(timeout: .now() + 10) == .success)
+        // Executing: nothing to wait any more, and no trap.
+        let other = BlockProcedure {}
+        procedure.addDependency(other)
+        procedure.release()
+        waitForFinish(procedure)
+        procedure.addDependency(BlockProcedure {})
+        #expect(procedure.dependencies.count == 2)
+    }
+}

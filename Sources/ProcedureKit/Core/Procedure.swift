@@ -257,14 +257,27 @@ open class Procedure: Operation, @unchecked Sendable {
     /// Makes this procedure wait for `operation` (a procedure or any Foundation operation).
     ///
     /// - Precondition: the procedure has not been added to a queue.
+    /// Makes this procedure wait for `operation`: before it is added to a queue, or once it is
+    /// in one while it still waits for another dependency (as the original's procedures may).
+    /// Added later — every dependency finished, or the procedure started — it is kept in
+    /// ``dependencies`` and not waited for, as an `Operation`'s would be.
     open override func addDependency(_ operation: Operation) {
         precondition(operation !== self, "A procedure cannot depend on itself.")
-        protected.withLock { protected in
-            precondition(
-                protected.state == .initialized,
-                "Dependencies must be added before the procedure is added to a queue.")
+        let waitsNow = protected.withLock { protected -> Bool in
             protected.dependencies.append(operation)
+            guard protected.state == .pending, protected.phase == .waitingForDependencies
+            else { return false }
+            // One more to count down, while the count has not reached zero.
+            var count = unresolvedDependencies.load(ordering: .acquiring)
+            while count > 0 {
+                let (exchanged, original) = unresolvedDependencies.compareExchange(
+                    expected: count, desired: count + 1, ordering: .acquiringAndReleasing)
+                if exchanged { return true }
+                count = original
+            }
+            return false
         }
+        if waitsNow { wait(for: operation) }
     }
 
     /// Makes this procedure wait for `dependency`.
@@ -594,6 +607,15 @@ open class Procedure: Operation, @unchecked Sendable {
                     protected.isFinishRequested = true
                 }
             }
+            // Counted here, so that a dependency added once the procedure is pending is either
+            // counted too or comes too late to be waited for; one extra count guards against
+            // reaching zero before every wait is registered.
+            let waits =
+                protected.dependencies.count
+                + protected.conditions.reduce(0) { $0 + $1.dependencies.count }
+            if !protected.isCancelled, waits > 0 {
+                unresolvedDependencies.store(waits + 1, ordering: .releasing)
+            }
             return (
                 isCancelled: protected.isCancelled, cancelError: protected.cancelError,
                 dependencies: protected.dependencies, conditions: protected.conditions
@@ -609,8 +631,6 @@ open class Procedure: Operation, @unchecked Sendable {
         if waits.isEmpty {
             return dependenciesDidFinish(markReady: false) ? .ready : .waiting
         }
-        // One extra count guards against reaching zero before every wait is registered.
-        unresolvedDependencies.store(waits.count + 1, ordering: .relaxed)
         for operation in waits { wait(for: operation) }
         resolveOneDependency()
         return .waiting
