@@ -129,6 +129,13 @@ struct SlurmSubmissionTests {
         #expect(statuses[3].isPending && !statuses[3].isOver)
     }
 
+    @Test func instancesOfOneForEachStepShareATemplateID() {
+        #expect(ForEach.templateID(ofInstance: "each[3]") == "each[]")
+        #expect(ForEach.templateID(ofInstance: "each[3].cc") == "each[].cc")
+        #expect(ForEach.templateID(ofInstance: "outer[12].inner[0]") == "outer[].inner[]")
+        #expect(ForEach.templateID(ofInstance: "plain.step") == nil)
+    }
+
     @Test func sacctLinesAreRead() {
         let output = """
             24_1|COMPLETED|0:0

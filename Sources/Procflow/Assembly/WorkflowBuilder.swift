@@ -302,18 +302,13 @@ final class WorkflowBuilder: @unchecked Sendable {
         return procedure
     }
 
-    /// The executor that runs `step`'s command, if it is a shell step: the step's (or a
-    /// group's), else `--executor`'s or the workflow's.
-    private func executorName(of step: Step) -> String? {
-        guard case .shell = step.kind else { return nil }
-        return step.placement.executor ?? settings.defaultExecutor
-    }
-
     /// The places each attempt of `step` takes while it runs: one of the run's (or as many
     /// as the cores it needs) and the memory it needs, on this machine; one of the jobs in
     /// flight, for a command run as a job elsewhere.
     private func places(of step: Step) -> [(category: String, limit: Int, weight: Int)] {
-        if let name = executorName(of: step), !settings.executors.executor(name).spawnsLocally {
+        if let name = step.executor(default: settings.defaultExecutor),
+            !settings.executors.executor(name).spawnsLocally
+        {
             return [(settings.jobsCategory, settings.maxJobs, 1)]
         }
         guard case .shell = step.kind else {
@@ -342,20 +337,9 @@ final class WorkflowBuilder: @unchecked Sendable {
 
     /// What `step`'s command asks of an executor that runs it as a job.
     private func jobRequest(for step: Step) -> JobRequest {
-        var arrayKey: String?
-        if step.id.contains("[") {
-            // The instances of one forEach: `each[3].cc` is `each[].cc`.
-            var key = ""
-            var inIndex = false
-            for character in step.id {
-                if character == "[" { inIndex = true } else if character == "]" { inIndex = false }
-                if !inIndex || character == "[" { key.append(character) }
-            }
-            arrayKey = key
-        }
-        return JobRequest(
+        JobRequest(
             name: step.id, resources: step.placement.resources, slurm: step.placement.slurm,
-            timeout: step.timeout, arrayKey: arrayKey)
+            timeout: step.timeout, arrayKey: ForEach.templateID(ofInstance: step.id))
     }
 
     private func makeShell(_ step: Step, _ shell: Shell, inputs: ShellProcedure.EnvironmentInputs)
@@ -377,7 +361,8 @@ final class WorkflowBuilder: @unchecked Sendable {
             output: shell.output, captureLimit: settings.captureLimit,
             gracePeriod: settings.gracePeriod, processGroups: settings.processGroups,
             onOutput: { stream, lines in events.output(id, stream, lines) })
-        options.executor = settings.executors.executor(executorName(of: step) ?? "local")
+        options.executor = settings.executors.executor(
+            step.executor(default: settings.defaultExecutor) ?? "local")
         options.job = jobRequest(for: step)
         return ShellProcedure(command, options: options, environmentInputs: inputs)
     }

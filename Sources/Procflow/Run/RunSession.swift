@@ -61,11 +61,11 @@ struct RunSession: Sendable {
 
     /// Whether a shell step of `workflow` may run elsewhere than on this machine.
     private func submitsJobs(_ workflow: Workflow) -> Bool {
-        let fallback = settings.executor ?? workflow.executor ?? "local"
+        let fallback = workflow.defaultExecutor(override: settings.executor)
         var elsewhere = false
         workflow.forEachStep { nested in
-            guard case .shell = nested.step.kind else { return }
-            elsewhere = elsewhere || (nested.step.placement.executor ?? fallback) != "local"
+            let name = nested.step.executor(default: fallback)
+            elsewhere = elsewhere || (name != nil && name != "local")
         }
         return elsewhere
     }

@@ -114,7 +114,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
                 concurrencyCategory: "procflow.run.\(runID)", processGroups: processGroups,
                 stop: options.failFast || hasAlwaysSteps ? runStop : nil,
                 executors: executors,
-                defaultExecutor: options.executor ?? workflow.executor ?? "local",
+                defaultExecutor: workflow.defaultExecutor(override: options.executor),
                 maxJobs: max(1, options.maxJobs), jobsCategory: "procflow.jobs.\(runID)",
                 incremental: options.cache.map { cache in
                     .init(

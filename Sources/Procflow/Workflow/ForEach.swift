@@ -73,6 +73,20 @@ public struct ForEach: Sendable {
         "\(id)[\(index)]"
     }
 
+    /// `id` with its instances' item numbers left out (`each[].cc` for `each[3].cc`): the same
+    /// for every instance of one step of a `forEach`; `nil` when `id` is no instance's.
+    public static func templateID(ofInstance id: String) -> String? {
+        guard id.contains("[") else { return nil }
+        var template = ""
+        var inIndex = false
+        for character in id {
+            if character == "]" { inIndex = false }
+            if !inIndex { template.append(character) }
+            if character == "[" { inIndex = true }
+        }
+        return template
+    }
+
     /// The id of the step whose instance `id` is, or is inside (`each` for `each[2]` and
     /// `each[2].inner`); `id` itself when it is no instance's.
     public static func stepID(ofInstance id: String) -> String {

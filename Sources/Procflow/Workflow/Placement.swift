@@ -28,6 +28,23 @@ public struct Placement: Sendable, Equatable {
     }
 }
 
+extension Workflow {
+    /// The executor of shell steps that neither they nor a group holding them place:
+    /// `override` (`--executor`), else the workflow's `executor`, else `local`.
+    public func defaultExecutor(override: String?) -> String {
+        override ?? executor ?? "local"
+    }
+}
+
+extension Step {
+    /// The executor that runs the step's command, if it is a shell step: its own or a
+    /// group's, else `fallback` (``Workflow/defaultExecutor(override:)``).
+    public func executor(default fallback: String) -> String? {
+        guard case .shell = kind else { return nil }
+        return placement.executor ?? fallback
+    }
+}
+
 /// What a step needs to run: cores, memory, time and GPUs. On Slurm they become the job's
 /// request; on this machine `cpus` and `memory` bound what runs at once.
 public struct Resources: Sendable, Hashable {

@@ -21,6 +21,8 @@ final class SlurmController: @unchecked Sendable {
 
     private struct Shared {
         var queued: [SlurmJob] = []
+        /// When the oldest and the newest of `queued` came.
+        var firstQueued = Date.distantPast
         var lastQueued = Date.distantPast
         var cancels: [SlurmJob] = []
         var threadRunning = false
@@ -71,6 +73,8 @@ final class SlurmController: @unchecked Sendable {
     private var lastAnswer = Date()
     /// Whether `sacct` may answer: until it first fails.
     private var hasAccounting = true
+    /// Whether the jobs still in flight were cancelled because the run ended.
+    private var cancelledForEnd = false
 
     init(directory: String, environment: [String: String]) {
         self.directory = directory
@@ -82,6 +86,7 @@ final class SlurmController: @unchecked Sendable {
     /// Hands `job` to the thread for submission.
     func submit(_ job: SlurmJob) {
         let startThread = shared.withLock { shared -> Bool in
+            if shared.queued.isEmpty { shared.firstQueued = Date() }
             shared.queued.append(job)
             shared.lastQueued = Date()
             shared.underWay += 1
@@ -101,19 +106,12 @@ final class SlurmController: @unchecked Sendable {
         let unsubmitted = shared.withLock { shared -> Bool in
             if let index = shared.queued.firstIndex(where: { $0 === job }) {
                 shared.queued.remove(at: index)
-                shared.underWay -= 1
-                shared.counts.cancelled += 1
                 return true
             }
             shared.cancels.append(job)
             return false
         }
-        if unsubmitted {
-            job.completion(
-                CommandOutcome(
-                    termination: .signaled(SIGTERM), captured: [], captureExceeded: false,
-                    stderrTail: []))
-        }
+        if unsubmitted { report(job, .signaled(SIGTERM), counted: \.cancelled) }
         signal()
     }
 
@@ -167,7 +165,8 @@ final class SlurmController: @unchecked Sendable {
             if ending {
                 // The run is over: nothing more is submitted, and nothing is left running.
                 for job in queued { report(job, .signaled(SIGTERM), counted: \.cancelled) }
-                sendCancels(tracked.values.map(\.job))
+                if !cancelledForEnd { sendCancels(tracked.values.map(\.job)) }
+                cancelledForEnd = true
             } else if !queued.isEmpty {
                 submit(queued)
                 changed = true
@@ -201,13 +200,16 @@ final class SlurmController: @unchecked Sendable {
             let now = Date()
             let (ready, gatherUntil, ending) = shared.withLock { shared -> (Bool, Date?, Bool) in
                 let gathering = shared.queued.contains { $0.launch.job.arrayKey != nil }
-                let quiet = shared.lastQueued.addingTimeInterval(Self.gatherQuiet)
-                if !shared.queued.isEmpty, gathering, quiet > now {
-                    return (!shared.cancels.isEmpty, quiet, shared.ending)
+                let quiet = min(
+                    shared.lastQueued.addingTimeInterval(Self.gatherQuiet),
+                    shared.firstQueued.addingTimeInterval(Self.gatherLongest))
+                // Once the end's cancels are sent, the end only waits for the next poll.
+                let endDue = shared.ending && !cancelledForEnd
+                if !shared.queued.isEmpty, gathering, quiet > now, !endDue {
+                    return (!shared.cancels.isEmpty, quiet, endDue)
                 }
                 return (
-                    !shared.queued.isEmpty || !shared.cancels.isEmpty || shared.ending, nil,
-                    shared.ending
+                    !shared.queued.isEmpty || !shared.cancels.isEmpty || endDue, nil, endDue
                 )
             }
             if ready || ending || (!tracked.isEmpty && now >= nextPoll) {
@@ -295,9 +297,13 @@ final class SlurmController: @unchecked Sendable {
         guard POSIXIO.makeDirectories(directory, mode: 0o700) else { return nil }
         cancelLeftovers()
         let path = directory + "/job.sh"
-        guard (try? Data(SlurmSubmission.script.utf8).write(to: URL(fileURLWithPath: path))) != nil,
-            chmod(path, 0o700) == 0
-        else { return nil }
+        do {
+            try POSIXIO.writeAtomically(
+                Array(SlurmSubmission.script.utf8), to: path, mode: 0o700, directoryMode: 0o700,
+                sync: false)
+        } catch {
+            return nil
+        }
         scriptPath = path
         return path
     }
@@ -339,8 +345,7 @@ final class SlurmController: @unchecked Sendable {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        POSIXIO.write(line + "\n", to: descriptor)
     }
 
     // MARK: - Following

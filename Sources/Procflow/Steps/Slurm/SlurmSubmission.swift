@@ -63,9 +63,13 @@ struct SlurmSubmission {
                 bytes += word.utf8
                 bytes.append(0)
             }
-            if let problem = Self.write(bytes, to: prefix + ".args") { return problem }
-            if let stdin = launch.stdin, let problem = Self.write(stdin, to: prefix + ".in") {
-                return problem
+            do {
+                try POSIXIO.writeAtomically(bytes, to: prefix + ".args", mode: 0o600, sync: false)
+                if let stdin = launch.stdin {
+                    try POSIXIO.writeAtomically(stdin, to: prefix + ".in", mode: 0o600, sync: false)
+                }
+            } catch {
+                return error.message
             }
         }
         return nil
@@ -110,26 +114,5 @@ struct SlurmSubmission {
                 ? Character(scalar) : "_"
         }
         return "procflow-" + String(kept.prefix(100))
-    }
-
-    /// Writes `bytes` to a new file at `path`, mode 0600.
-    private static func write(_ bytes: [UInt8], to path: String) -> String? {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            return "cannot write \(path): \(String(cString: strerror(errno)))"
-        }
-        defer { close(descriptor) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes {
-                Glibc.write(descriptor, $0.baseAddress, $0.count)
-            }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                return "cannot write \(path): \(String(cString: strerror(errno)))"
-            }
-            written += count
-        }
-        return nil
     }
 }
