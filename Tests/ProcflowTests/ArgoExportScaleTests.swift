@@ -7,16 +7,17 @@ import Testing
 @Suite("Argo export of workflows at scale")
 struct ArgoExportScaleTests {
 
-    @Test func aForEachIsRefusedNamingTheStep() throws {
+    @Test func aForEachAroundAGroupIsRefusedNamingTheStep() throws {
         let json = workflow(
-            #"{"id": "each", "kind": "shell", "forEach": {"in": [1, 2]}, "run": "true"}"#)
+            #"{"id": "each", "kind": "group", "forEach": {"in": [1, 2]}, "procedures": [{"id": "a", "kind": "shell", "run": "true"}]}"#
+        )
         do {
             _ = try exportManifest(json: json)
-            Issue.record("a forEach was exported")
+            Issue.record("a forEach around a group was exported")
         } catch let error as ArgoExportError {
             #expect(
                 error.diagnostics.map(\.description) == [
-                    #"test.json:1:17: error: /procedures/0/forEach: cannot export "each" to Argo: forEach has no Argo form in this exporter yet (Argo's withItems and withParam would carry it): run the step with procflow, or list its instances as steps"#
+                    #"test.json:1:17: error: /procedures/0/forEach: cannot export "each" to Argo: a forEach around a group has no Argo form in this exporter yet, only one around a shell step: run it with procflow, or loop over a shell step"#
                 ])
         }
     }

@@ -82,6 +82,24 @@ struct ForEachTests {
         #expect(fixture.contents("lenient.json") == "[1,null]")
     }
 
+    @Test func anItemWithoutAFieldIsAToleratedFailureWithContinueOnError() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "list", "kind": "shell", "run": "printf '[{\\"os\\": \\"x\\"}, 2]'", "output": "json"},
+              {"id": "each", "kind": "shell", "forEach": {"from": "list"}, "continueOnError": true,
+               "argv": ["printf", "%s", "${item.os}"], "output": "text"},
+              {"id": "take", "kind": "file", "op": "write", "path": "each.json", "input": {"from": "each"}}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let (result, events) = try fixture.events()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(statuses(events)["each[1]"] == "warning")
+        #expect(reasons(events)["each[1]"] == #"item 1 has no field "os" (${item.os})"#)
+        #expect(fixture.contents("each.json") == #"["x",null]"#)
+    }
+
     @Test func reportsListTheInstancesAfterTheirStep() throws {
         let fixture = try WorkflowFixture(
             """

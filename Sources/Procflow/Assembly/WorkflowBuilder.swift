@@ -207,6 +207,16 @@ final class WorkflowBuilder: @unchecked Sendable {
             instance = try template.instance(at: index, item: item)
         } catch {
             let id = ForEach.instanceID(of: template.id, at: index)
+            // Known to the run as the instance, so that the step's continueOnError makes its
+            // failure a warning, as it does any instance's.
+            var standIn = template
+            standIn.id = id
+            standIn.forEach = nil
+            standIn.dependsOn = []
+            steps.withLock { steps in
+                let cases = steps[template.id]?.cases ?? []
+                steps[id] = NestedStep(step: standIn, path: path, cases: cases)
+            }
             events.added([(id, path)])
             let failing = ResultProcedure<JSONValue> { throw StepError(.input, error.description) }
             failing.name = id

@@ -30,7 +30,7 @@ public enum CommandLineTool {
         text += CommandDescription.helpLine("--version", "Show the version.")
         text += CommandDescription.helpLine("-h, --help", "Show help information.")
         text += "\nSUBCOMMANDS:\n"
-        for subcommand in Subcommand.allCases {
+        for subcommand in Subcommand.allCases where subcommand.isListed {
             text += CommandDescription.helpLine(subcommand.rawValue, subcommand.command.abstract)
         }
         text += "\n  See 'procflow help <subcommand>' for detailed help.\n"
@@ -90,7 +90,9 @@ public enum CommandLineTool {
 
     /// " (did you mean 'validate'?)", or nothing.
     private static func subcommandHint(for name: String) -> String {
-        Suggestion.closest(to: name, in: Subcommand.allCases.map(\.rawValue)).map {
+        Suggestion.closest(
+            to: name, in: Subcommand.allCases.filter(\.isListed).map(\.rawValue)
+        ).map {
             " (did you mean '\($0)'?)"
         } ?? ""
     }

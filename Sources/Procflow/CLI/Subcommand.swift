@@ -8,6 +8,7 @@ enum Subcommand: String, CaseIterable {
     case export
     case serve
     case cache
+    case argoPod = "argo-pod"
 
     /// The command's type.
     var command: any ParsableCommand.Type {
@@ -19,6 +20,10 @@ enum Subcommand: String, CaseIterable {
         case .export: return ExportCommand.self
         case .serve: return ServeCommand.self
         case .cache: return CacheCommand.self
+        case .argoPod: return ArgoPodCommand.self
         }
     }
+
+    /// Whether `procflow help` lists it: not `argo-pod`, which only exported pods run.
+    var isListed: Bool { self != .argoPod }
 }

@@ -21,4 +21,16 @@ public indirect enum StepCondition: Sendable {
         case .environment, .exists, .command: return []
         }
     }
+
+    /// The texts of the condition that an instance of a `forEach` fills its item into: what
+    /// an `env` test compares with, and an `exists` test's path.
+    var itemTexts: [String] {
+        switch self {
+        case .environment(_, let equals): return equals.map { [$0] } ?? []
+        case .exists(let path): return [path]
+        case .not(let condition): return condition.itemTexts
+        case .all(let conditions), .any(let conditions): return conditions.flatMap(\.itemTexts)
+        case .command, .output: return []
+        }
+    }
 }

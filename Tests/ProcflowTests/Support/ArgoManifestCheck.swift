@@ -23,6 +23,10 @@ struct ArgoManifestCheck {
     static var tagPatterns: [Regex<AnyRegexOutput>] {
         [
             try! Regex(#"^tasks\.([a-zA-Z0-9-]+)\.(status|outputs\.parameters\.[-a-zA-Z0-9_]+)$"#),
+            // A looped task's aggregate (checked to be of one below).
+            try! Regex(#"^tasks\.([a-zA-Z0-9-]+)\.outputs\.parameters$"#),
+            // An item's field, in a looped task (checked below).
+            try! Regex(#"^item\.[-a-zA-Z0-9_]+$"#),
             try! Regex(#"^inputs\.parameters\.[-a-zA-Z0-9_]+$"#),
             try! Regex(#"^workflow\.name$"#),
             try! Regex(#"^=sprig\.b64enc\(tasks\['([a-zA-Z0-9-]+)'\]\.outputs\.result \?\? ''\)$"#),
@@ -131,6 +135,7 @@ struct ArgoManifestCheck {
                 fail("\(template)/\(name): reads task \(referenced), which it does not run after")
             }
             checkArguments(of: task, against: target, where: "\(template)/\(name)")
+            checkLoop(of: task, in: byName, where: "\(template)/\(name)")
         }
         let end = byName[ArgoManifestBuilder.end]
         if end == nil { fail("\(template): no final task") }
@@ -165,6 +170,36 @@ struct ArgoManifestCheck {
             }
         }
         return byName
+    }
+
+    /// `{{item.KEY}}` only in a looped task, every item of a `withItems` having every key
+    /// read; `{{tasks.X.outputs.parameters}}` only of a looped task.
+    private mutating func checkLoop(
+        of task: JSONValue, in byName: [String: JSONValue], where place: String
+    ) {
+        let found = strings(in: task).flatMap { tags(in: $0) }
+        let keys = Set(found.filter { $0.hasPrefix("item.") }.map { String($0.dropFirst(5)) })
+        let items = task.value(at: pointer("withItems"))
+        let looped = items != nil || task.value(at: pointer("withParam")) != nil
+        if !keys.isEmpty, !looped { fail("\(place): reads an item, and loops over nothing") }
+        if case .array(let list)? = items {
+            for item in list {
+                guard case .object(let fields) = item, keys.isSubset(of: fields.keys) else {
+                    fail("\(place): an item lacks a key it reads: \(item)")
+                    continue
+                }
+            }
+        }
+        for tag in found {
+            guard let match = tag.wholeMatch(of: /tasks\.([a-zA-Z0-9-]+)\.outputs\.parameters/)
+            else { continue }
+            let source = byName[String(match.output.1)]
+            if source?.value(at: pointer("withItems")) == nil,
+                source?.value(at: pointer("withParam")) == nil
+            {
+                fail("\(place): reads the aggregate of \(match.output.1), which loops over nothing")
+            }
+        }
     }
 
     /// A task's arguments name exactly the template's input parameters.

@@ -28,8 +28,9 @@ struct ArgoRunSimulator {
 
     /// What became of step `id`, in procflow's words: succeeded, failed or skipped.
     func outcome(of id: String) -> String {
-        guard let tasks = phases[id], let main = tasks["main"] else { return "skipped" }
+        guard let tasks = phases[id] else { return "skipped" }
         if ["Failed", "Error"].contains(tasks["prepare"] ?? "") { return "failed" }
+        guard let main = tasks["main"] else { return "skipped" }
         switch main {
         case "Succeeded":
             return ["Failed", "Error"].contains(tasks["output"] ?? "") ? "failed" : "succeeded"
@@ -48,6 +49,9 @@ struct ArgoRunSimulator {
         }
         var phase: [String: String] = [:]
         var outputs: [String: [String: String]] = [:]
+        /// A looped task's aggregate of its succeeded children's output parameters, as Argo
+        /// gives `{{tasks.NAME.outputs.parameters}}`.
+        var aggregates: [String: String] = [:]
         /// `text` with its tags filled in; with `blanking`, the outputs of tasks that did not
         /// run become their producer's default, "".
         func fill(_ text: String, blanking: Bool = true) -> String {
@@ -57,6 +61,10 @@ struct ArgoRunSimulator {
                 text = text.replacingOccurrences(
                     of: "{{=sprig.b64enc(tasks['\(task)'].outputs.result ?? '')}}",
                     with: (outputs[task]?["result"] ?? "").encoded)
+            }
+            for (task, aggregate) in aggregates {
+                text = text.replacingOccurrences(
+                    of: "{{tasks.\(task).outputs.parameters}}", with: aggregate)
             }
             for (task, values) in outputs {
                 for (parameter, value) in values {
@@ -87,6 +95,14 @@ struct ArgoRunSimulator {
                 if logic?.evaluate() == false {
                     phase[taskName] = "Omitted"
                     outputs[taskName] = defaults
+                    continue
+                }
+                if let items = try loopItems(of: task, fill: { fill($0) }) {
+                    let looped = try runLoop(task, items: items, fill: { fill($0) })
+                    phase[taskName] = looped.phase
+                    outputs[taskName] = looped.phase == "Skipped" ? defaults : [:]
+                    if looped.phase != "Skipped" { aggregates[taskName] = looped.aggregate }
+                    record(task, phase: looped.phase)
                     continue
                 }
                 var condition = ExportedManifest.string(task, "when").map {
@@ -131,6 +147,62 @@ struct ArgoRunSimulator {
         return (phase[ArgoManifestBuilder.end] == "Succeeded" ? "Succeeded" : "Failed", given)
     }
 
+    /// The items a task loops over: its `withItems`, or its `withParam` filled in and parsed;
+    /// `nil` for a task without a loop.
+    private func loopItems(of task: JSONValue, fill: (String) -> String) throws -> [JSONValue]? {
+        if case .array(let items)? = task.value(at: JSONPointer(tokens: ["withItems"])) {
+            return items
+        }
+        guard let parameter = ExportedManifest.string(task, "withParam") else { return nil }
+        guard case .array(let items) = try JSONParser.parse(Array(fill(parameter).utf8)).plain
+        else { throw PodSimulator.SimulationError("withParam is not a JSON list: \(parameter)") }
+        return items
+    }
+
+    /// Runs a looped task as Argo does: one child per item, `{{item.KEY}}` filled into its
+    /// condition and arguments; skipped where its condition is false. The group is skipped
+    /// for no items, else failed if a child failed, else succeeded; its aggregate lists the
+    /// output parameters of the children that succeeded, in item order.
+    private mutating func runLoop(
+        _ task: JSONValue, items: [JSONValue], fill: (String) -> String
+    ) throws -> (phase: String, aggregate: String) {
+        guard !items.isEmpty else { return ("Skipped", "") }
+        var groupPhase = "Succeeded"
+        var aggregate: [JSONValue] = []
+        for item in items {
+            func fillItem(_ text: String) -> String {
+                var text = text
+                if case .object(let fields) = item {
+                    for (key, value) in fields {
+                        text = text.replacingOccurrences(of: "{{item.\(key)}}", with: value.text)
+                    }
+                }
+                return fill(text.replacingOccurrences(of: "{{item}}", with: item.text))
+            }
+            if let when = ExportedManifest.string(task, "when") {
+                var condition = BooleanExpression.when(fillItem(when))
+                if !condition.evaluate() { continue }
+            }
+            var arguments: [String: String] = [:]
+            if case .array(let list)? = task.value(
+                at: JSONPointer(tokens: ["arguments", "parameters"]))
+            {
+                for argument in list {
+                    arguments[ExportedManifest.string(argument, "name")!] = fillItem(
+                        ExportedManifest.string(argument, "value")!)
+                }
+            }
+            let (result, values) = try runTemplate(
+                ExportedManifest.string(task, "template")!, arguments: arguments)
+            if result == "Succeeded" {
+                aggregate.append(.object(values.mapValues(JSONValue.string)))
+            } else {
+                groupPhase = result
+            }
+        }
+        return (groupPhase, JSONWriter.string(.array(aggregate)))
+    }
+
     /// The defaults of a template's output parameters.
     private func outputDefaults(_ name: String) throws -> [String: String] {
         var defaults: [String: String] = [:]
@@ -170,6 +242,16 @@ struct ArgoRunSimulator {
         else { return }
         let role =
             ExportedManifest.string(template, "metadata", "annotations", "procflow/role") ?? "main"
+        var phase = phase
+        // A loop that continues on error: procflow's forEach succeeds, its failed instances
+        // standing as null; what follows reads the phase as such (see StepTasks).
+        if role == "main", task.value(at: JSONPointer(tokens: ["continueOn"])) != nil,
+            (task.value(at: JSONPointer(tokens: ["withItems"]))
+                ?? task.value(at: JSONPointer(tokens: ["withParam"]))) != nil,
+            ["Failed", "Error"].contains(phase)
+        {
+            phase = "Succeeded"
+        }
         phases[id, default: [:]][role] = phase
     }
 

@@ -15,15 +15,11 @@ extension ArgoManifestBuilder {
         var templates: Set<String> = []
         workflow.forEachStep { place in
             let step = place.step
-            // A forEach has no Argo form here yet; what it holds is its template.
+            // What a forEach holds is its template, refused with it.
             if place.path.contains(where: templates.contains) { return }
             if step.forEach != nil {
                 templates.insert(step.id)
-                problem(
-                    step,
-                    "forEach has no Argo form in this exporter yet (Argo's withItems and withParam would carry it): run the step with procflow, or list its instances as steps",
-                    field: "forEach")
-                return
+                checkForEach(step)
             }
             checkReferences(of: step)
             checkLimits(of: step)

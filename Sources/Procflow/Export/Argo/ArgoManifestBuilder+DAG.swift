@@ -121,7 +121,8 @@ extension ArgoManifestBuilder {
                 gates.append(
                     .members([
                         "name": .string(name), "template": .string(Self.noop),
-                        "when": .string(allows.when { $0 + "--status" }),
+                        "when": .string(
+                            allows.when(tag: { "{{inputs.parameters.\($0)--status}}" })),
                     ]))
             }
         }
@@ -210,11 +211,23 @@ extension ArgoManifestBuilder {
         }
         if case .never = conditionPlan(for: step) { when = "false" }
         writeTemplate(for: step, at: level)
+        var loop: Manifest.Member?
+        if step.forEach != nil {
+            let members = loopMembers(of: step, at: level, when: when)
+            (loop, when) = (members.loop, members.when)
+            arguments += members.arguments
+        }
         list.append(
             task(
                 stepTasks.main, template: names[step.id], depends: mainDepends, when: when,
-                arguments: arguments, continueOn: continueOn))
-        if let finisher = stepTasks.finisher {
+                arguments: arguments, continueOn: continueOn, loop: loop))
+        if let finisher = stepTasks.finisher, step.forEach != nil {
+            writeGatherTemplate(finisher, for: step)
+            list.append(
+                task(
+                    finisher, template: finisher, depends: gatherDepends(of: step),
+                    arguments: gatherArguments(of: step), continueOn: continueOn))
+        } else if let finisher = stepTasks.finisher {
             writeFinisherTemplate(finisher, for: step)
             list.append(
                 task(
@@ -265,17 +278,17 @@ extension ArgoManifestBuilder {
         return arguments
     }
 
-    /// A DAG task.
+    /// A DAG task; with `loop` (`withItems` or `withParam`), one per item.
     func task(
         _ name: String, template: String, depends: String? = nil, when: String? = nil,
-        arguments: [Manifest] = [], continueOn: Manifest? = nil
+        arguments: [Manifest] = [], continueOn: Manifest? = nil, loop: Manifest.Member? = nil
     ) -> Manifest {
-        .members([
+        Manifest.members([
             "name": .string(name), "template": .string(template),
             "depends": depends.map(Manifest.string), "when": when.map(Manifest.string),
             "arguments": Manifest.nonEmpty(arguments).map { ["parameters": $0] },
             "continueOn": continueOn,
-        ])
+        ]).adding(loop?.key ?? "", loop?.value)
     }
 
     /// `{"name": name, "value": value}`.

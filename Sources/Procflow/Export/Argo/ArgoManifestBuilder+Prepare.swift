@@ -9,6 +9,7 @@ extension ArgoManifestBuilder {
     /// Whether the step needs a pod before it to work out its inputs or its condition.
     func needsPrepare(_ step: Step) -> Bool {
         if case .decidedInPod = conditionPlan(for: step) { return true }
+        if step.forEach?.listWire != nil { return true }
         let level = levels[step.id]!
         switch step.kind {
         case .shell(let shell):
@@ -33,12 +34,19 @@ extension ArgoManifestBuilder {
                 environment: workflow.environment))
         switch step.kind {
         case .shell(let shell):
+            // A forEach runs without them, its instances skipped: each read only if there.
             for (name, wire) in shell.inputs where !value(of: wire, at: level).isPlainText {
-                plan.project(value(of: wire, at: level), as: "env-" + name)
+                plan.project(
+                    value(of: wire, at: level), as: "env-" + name,
+                    checks: instanceChecks(of: wire.from.id, for: step, at: level))
             }
             if let input = inputValue(of: step), !input.isPlainText {
-                plan.project(input, as: "stdin")
+                plan.project(
+                    input, as: "stdin",
+                    checks: step.input.map { instanceChecks(of: $0.from.id, for: step, at: level) }
+                        ?? [])
             }
+            addLoop(of: step, at: level, to: &plan)
         case .http:
             if let input = inputValue(of: step) { addBody(input, to: &plan) }
         case .group:
@@ -144,7 +152,9 @@ extension ArgoManifestBuilder {
                     "cd \(PodScript.workspace) && exec /bin/sh -c \"$\(variable)\"")
             ])
         case .output(let wire, let equals):
-            let checks = presenceChecks(of: wire.from.id, for: step, at: level)
+            let checks =
+                presenceChecks(of: wire.from.id, for: step, at: level)
+                + instanceChecks(of: wire.from.id, for: step, at: level)
             return .members([
                 "output": plan.wire(value(of: wire, at: level), checks: checks),
                 "equals": Manifest(equals),

@@ -84,6 +84,14 @@ extension ArgoManifestBuilder {
                 ]))
         }
         if needs.given { outputs.append(Self.givenOutput) }
+        if needs.index {
+            // Which instance gave the output, in Argo's aggregate of a loop's outputs.
+            outputs.append(
+                .members([
+                    "name": "index",
+                    "valueFrom": .members(["path": .string(PodScript.work + "/index")]),
+                ]))
+        }
         var members = common(step)
         if let timeout = step.timeout {
             // An IntOrString, which Argo's schema writes as a string.
@@ -119,8 +127,27 @@ extension ArgoManifestBuilder {
         var artifacts: [Manifest] = []
         let inputNames = Set(shell.inputs.map(\.name))
         var environment: [Manifest] = []
+        // A forEach's instances each give their own values of what takes the item.
+        let loop = loop(of: step)
+        let looped = Set(loop?.fields.map(\.name) ?? [])
+        func parameterArtifact(_ name: String, path: String) {
+            parameters.append(name)
+            artifacts.append(
+                rawArtifact(name, path: path, data: "{{inputs.parameters.\(name)}}"))
+        }
+        if loop != nil {
+            needs.index = true
+            parameterArtifact("index", path: PodScript.inputs + "/index")
+        }
+        if step.forEach?.listWire != nil {
+            needs.failure = true
+            parameterArtifact("fail", path: PodScript.inputs + "/fail")
+        }
         for (name, value) in commandEnvironment(step, shell) where !inputNames.contains(name) {
-            if value.contains("{{"), name != "PROCFLOW_RUN_ID" {
+            if looped.contains("env-" + name) {
+                needs.environment = true
+                parameterArtifact("env-" + name, path: "\(PodScript.inputs)/env/\(name)")
+            } else if value.contains("{{"), name != "PROCFLOW_RUN_ID" {
                 needs.environment = true
                 artifacts.append(
                     rawArtifact(
@@ -153,7 +180,12 @@ extension ArgoManifestBuilder {
             words = shell.interpreter.arguments(running: script, shHasPipefail: false)
         case .argv(let argv): words = argv
         }
-        if words.contains(where: { $0.contains("{{") }) {
+        if looped.contains("argv-0") {
+            needs.arguments = true
+            for index in words.indices {
+                parameterArtifact("argv-\(index)", path: "\(PodScript.inputs)/argv/\(index)")
+            }
+        } else if words.contains(where: { $0.contains("{{") }) {
             needs.arguments = true
             for (index, word) in words.enumerated() {
                 artifacts.append(
@@ -167,12 +199,15 @@ extension ArgoManifestBuilder {
 
     /// A command's environment as procflow gives it, in order, each name once with its last
     /// value: the variables, the workflow's `env`, the step's `env`, then `PROCFLOW_STEP` and
-    /// `PROCFLOW_RUN_ID` (the Argo workflow's name). Wired inputs come on top, in the pod.
-    private func commandEnvironment(_ step: Step, _ shell: Shell) -> [(String, String)] {
+    /// `PROCFLOW_RUN_ID` (the Argo workflow's name). Wired inputs come on top, in the pod. A
+    /// `forEach`'s item comes after the step's `env`, its value each instance's (see
+    /// ``loop(of:)``), as does `PROCFLOW_STEP`.
+    func commandEnvironment(_ step: Step, _ shell: Shell) -> [(String, String)] {
         var order: [String] = []
         var values: [String: String] = [:]
+        let item = step.forEach.map { [($0.variable, "")] } ?? []
         let all =
-            workflow.variables + workflow.environment + shell.environment
+            workflow.variables + workflow.environment + shell.environment + item
             + [("PROCFLOW_STEP", step.id), ("PROCFLOW_RUN_ID", Self.runID)]
         for (name, value) in all {
             if values.updateValue(value, forKey: name) == nil { order.append(name) }

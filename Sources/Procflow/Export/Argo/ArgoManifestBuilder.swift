@@ -147,23 +147,68 @@ final class ArgoManifestBuilder {
         if case .group(let group) = step.kind, group.outputFrom != nil { given = name + "--given" }
         return StepTasks(
             main: name, prepare: needsPrepare(step) ? name + "--prepare" : nil,
-            finisher: needsFinisher(step) ? name + "--output" : nil, given: given)
+            finisher: needsFinisher(step) ? name + "--output" : nil, given: given,
+            absorbsFailures: step.forEach != nil && step.continueOnError)
     }
 
     /// How `step` depends on each step it runs after, in the order the file names them.
+    ///
+    /// A `forEach` waits for what it names in `dependsOn` and for its list as any step does;
+    /// the other steps it takes data from only have to have finished: each instance takes
+    /// their data, and is skipped without it (see ``instancePrerequisites(of:)``).
     func prerequisites(of step: Step) -> [(id: String, dependency: StepTasks.Dependency)] {
-        let wires = step.wires
+        let named = Set(step.dependsOn.map(\.id))
+        let list = step.forEach?.listWire?.from.id
         return step.prerequisites.map { id in
-            let roles = wires.filter { $0.wire.from.id == id }.map(\.role)
-            if !roles.isEmpty {
-                guard roles.allSatisfy({ $0 == .condition }) else { return (id, .data) }
-                // procflow reads a missing output as no value in a condition, where it lets the
-                // step run: an always step, or a group that gave no output.
-                if step.always { return (id, .always) }
-                return (id, givenArgument(of: id, at: []) != nil ? .condition : .data)
+            if step.forEach != nil, id != list {
+                // Named in dependsOn: as any step; else only for its instances' data.
+                guard named.contains(id) else { return (id, .always) }
+            } else if let dependency = wireDependency(of: step, on: id) {
+                return (id, dependency)
             }
             if step.always { return (id, .always) }
             return (id, self.step(id).continueOnError ? .tolerated : .plain)
+        }
+    }
+
+    /// How `step` depends on `id` for the data it takes from it; `nil` if it takes none.
+    private func wireDependency(of step: Step, on id: String) -> StepTasks.Dependency? {
+        let roles = step.wires.filter { $0.wire.from.id == id }.map(\.role)
+        guard !roles.isEmpty else { return nil }
+        guard roles.allSatisfy({ $0 == .condition }) else { return .data }
+        // procflow reads a missing output as no value in a condition, where it lets the step
+        // run: an always step, or a group that gave no output.
+        if step.always { return .always }
+        return givenArgument(of: id, at: []) != nil ? .condition : .data
+    }
+
+    /// For a `forEach`, how each instance depends on the steps it takes data from, but the
+    /// list's: an instance runs only when the step would (their `dependsOn` is the step's).
+    func instancePrerequisites(of step: Step) -> [(id: String, dependency: StepTasks.Dependency)] {
+        guard step.forEach != nil else { return [] }
+        var seen: Set<String> = []
+        return step.wires.compactMap { wire, role in
+            guard role != .forEach, seen.insert(wire.from.id).inserted,
+                let dependency = wireDependency(of: step, on: wire.from.id)
+            else { return nil }
+            return (wire.from.id, dependency)
+        }
+    }
+
+    /// A task's status as a step of `level` reads it in a `when`: its own DAG's, or passed in.
+    func statusTag(of task: String, owner id: String, at level: [String]) -> String {
+        levels[id] == level ? "{{tasks.\(task).status}}" : "{{inputs.parameters.\(task)--status}}"
+    }
+
+    /// For a `forEach`'s prepare pod: what must hold of the statuses of `id`'s tasks for its
+    /// output to be there, where the step runs without it (its instances are then skipped).
+    func instanceChecks(of id: String, for step: Step, at level: [String]) -> [PreparePlan.Check] {
+        guard instancePrerequisites(of: step).contains(where: { $0.id == id }) else { return [] }
+        let source = tasks(of: self.step(id))
+        return [source.main, source.finisher, source.given].compactMap { $0 }.map {
+            .init(
+                argument: statusTag(of: $0, owner: id, at: level), format: .text,
+                equals: .string("Succeeded"))
         }
     }
 
@@ -209,9 +254,11 @@ final class ArgoManifestBuilder {
     }
 
     /// Whether a step's output is checked, or announced, by a pod after it: JSON from a
-    /// command or a request must parse (procflow fails the step if it does not), and a
-    /// request's body that leaves its group needs a pod to say that it arrived.
+    /// command or a request must parse (procflow fails the step if it does not), a request's
+    /// body that leaves its group needs a pod to say that it arrived, and a `forEach`'s
+    /// output is gathered from its instances'.
     func needsFinisher(_ step: Step) -> Bool {
+        if step.forEach != nil { return true }
         switch step.kind {
         case .shell(let shell): return shell.output == .json
         case .http(let http):
@@ -254,6 +301,8 @@ final class ArgoManifestBuilder {
         let source: ArgoValue.Source
         if levels[id] != level {
             source = .input(name + "--value")
+        } else if step(id).forEach != nil {
+            source = .parameter(task: tasks(of: step(id)).finisher!, name: "output")
         } else if case .http = step(id).kind {
             source = .result(task: name)
         } else {

@@ -42,11 +42,12 @@ indirect enum PhaseExpression: Equatable {
         render { task, phase in "\(task).\(phase.dependsName)" }
     }
 
-    /// The expression as a `when` reads it, with each task's status given by the parameter
-    /// `status(task)` names: `'{{inputs.parameters.a--status}}' == 'Succeeded'`. Statuses are
-    /// Argo's own words, so nothing but them is ever spliced into the expression.
-    func when(status: (String) -> String) -> String {
-        render { task, phase in "'{{inputs.parameters.\(status(task))}}' == '\(phase.status)'" }
+    /// The expression as a `when` reads it, with each task's status given by the tag
+    /// `tag(task)` names: `'{{inputs.parameters.a--status}}' == 'Succeeded'`, or
+    /// `{{tasks.a.status}}` in the task's own DAG. Statuses are Argo's own words, so nothing
+    /// but them is ever spliced into the expression.
+    func when(tag: (String) -> String) -> String {
+        render { task, phase in "'\(tag(task))' == '\(phase.status)'" }
     }
 
     private func render(_ atom: (String, Phase) -> String) -> String {

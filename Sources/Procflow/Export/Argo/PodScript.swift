@@ -58,6 +58,11 @@ enum PodScript {
         var output = false
         /// Whether to mark the output given when the command succeeds.
         var given = false
+        /// An instance of a `forEach`: the index in `in/index` to leave for Argo.
+        var index = false
+        /// A `forEach` instance that may not have been made: `in/fail` holds why, encoded, or
+        /// nothing.
+        var failure = false
 
         /// Whether the command can run without a wrapper.
         var isNone: Bool { self == Needs() }
@@ -68,6 +73,15 @@ enum PodScript {
     /// the log, and exits with the command's status.
     static func wrapper(_ needs: Needs) -> String {
         var lines = ["in=\(inputs) d=\(work)", #"mkdir -p "$d/argo" || exit 1"#]
+        if needs.failure {
+            lines += [
+                #"if [ -s "$in/fail" ]; then"#,
+                #"  { printf 'procflow: '; base64 -d < "$in/fail"; echo; } >&2"#,
+                "  exit 1",
+                "fi",
+            ]
+        }
+        if needs.index { lines.append(#"cp "$in/index" "$d/index" || exit 1"#) }
         if needs.environment {
             lines += [
                 #"for f in "$in"/env/*; do"#,

@@ -79,9 +79,11 @@ struct PreparePlan {
         PodWorkflow.wire(from: read(value, checks: checks), select: value.select)
     }
 
-    /// Adds a step that writes `value` as a command sees it, for the parameter `name`.
-    mutating func project(_ value: ArgoValue, as name: String) {
-        pod.procedures.append(PodWorkflow.write(name, file: name, wire: wire(value)))
+    /// Adds a step that writes `value` as a command sees it, for the parameter `name`; with
+    /// `checks`, only when they say the value is there.
+    mutating func project(_ value: ArgoValue, as name: String, checks: [Check] = []) {
+        pod.procedures.append(
+            PodWorkflow.write(name, file: name, wire: wire(value, checks: checks)))
         projections.append(name)
         outputs.append(Output(name: name, file: name, encoded: true, fallback: ""))
     }

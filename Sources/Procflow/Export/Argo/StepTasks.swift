@@ -30,6 +30,9 @@ struct StepTasks {
     var finisher: String?
     /// For a group with `outputFrom`: the gate that holds when the group gave an output.
     var given: String?
+    /// For a `forEach` with `continueOnError`: its instances' failures do not fail it (the
+    /// looped main task may fail while the step succeeds, with `null` for them).
+    var absorbsFailures = false
 
     /// Every task, in the order they run.
     var all: [String] {
@@ -38,9 +41,12 @@ struct StepTasks {
 
     /// The step ran and succeeded, its output checked.
     var succeeded: PhaseExpression {
-        PhaseExpression.conjunction(
-            [.phase(main, .succeeded)] + [finisher].compactMap { $0.map { .phase($0, .succeeded) } }
-        )!
+        let ran: PhaseExpression =
+            absorbsFailures
+            ? .any([.phase(main, .succeeded), .phase(main, .failed), .phase(main, .errored)])
+            : .phase(main, .succeeded)
+        return PhaseExpression.conjunction(
+            [ran] + [finisher].compactMap { $0.map { .phase($0, .succeeded) } })!
     }
 
     /// The step succeeded and gave its output.
@@ -57,7 +63,7 @@ struct StepTasks {
     /// The step failed: its work, the preparation of its inputs, or the check of its output.
     var failed: PhaseExpression {
         .any(
-            [main, prepare, finisher].compactMap { $0 }.flatMap {
+            [absorbsFailures ? nil : main, prepare, finisher].compactMap { $0 }.flatMap {
                 [PhaseExpression.phase($0, .failed), .phase($0, .errored)]
             })
     }
