@@ -152,7 +152,7 @@ struct ArgoExportCommandTests {
         )
         #expect(result.stdout == expected)
         #expect(
-            result.stderr == """
+            result.stderr.withoutSnippets == """
                 warning: "meta": timeout 2.5 s rounded up to 3 s: Argo counts whole seconds
                 warning: "meta": retry jitter dropped: Argo waits the full backoff
 
@@ -184,7 +184,7 @@ struct ArgoExportCommandTests {
         #expect(result.status == 2)
         #expect(result.stdout == "")
         #expect(
-            result.stderr == """
+            result.stderr.withoutSnippets == """
                 w.json:1:17: error: /procedures/0: cannot export "a" to Argo: a shell step needs a container image: give --image IMAGE, or an "image" field to the step
                 w.json: 1 error
 

@@ -26,7 +26,7 @@ struct CommandLineTests {
         #expect(result.status == 2)
         #expect(result.stdout == "")
         #expect(
-            result.stderr == """
+            result.stderr.withoutSnippets == """
                 bad.json:1:72: error: /procedures/0/dependsOn/0: unknown procedure "b"
                 bad.json: 1 error
 

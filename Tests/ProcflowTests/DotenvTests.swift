@@ -70,7 +70,7 @@ struct DotenvTests {
         let result = try runProcflow(["validate", fixture.file], in: fixture.directory)
         #expect(result.status == 2)
         #expect(
-            result.stderr == """
+            result.stderr.withoutSnippets == """
                 flow.json:1:13: error: /dotenv/0: cannot read the dotenv file missing.env: No such file or directory
                 bad.env:2:8: error: expected a variable name (letters, digits and '_', not first a digit)
                 flow.json: 2 errors

@@ -133,9 +133,13 @@ struct HostileFileTests {
             #expect(result.status == expected, "\(arguments[0]): \(result.stderr.prefix(300))")
             #expect(seconds < 30, "\(arguments[0]) took \(seconds) s")
             #expect(!result.stderr.contains("\u{1B}"), "\(arguments[0]) printed a raw escape")
-            // At most the printed diagnostics, "… and N more", and the count.
+            // At most the printed diagnostics, each with its line and carets, "… and N more",
+            // and the count.
             let lines = result.stderr.split(separator: "\n").count
-            #expect(lines <= WorkflowErrors.printedLimit + 2)
+            #expect(lines <= 3 * WorkflowErrors.printedLimit + 2)
+            #expect(
+                result.stderr.withoutSnippets.split(separator: "\n").count <= WorkflowErrors
+                    .printedLimit + 2)
         }
         var usage = rusage()
         getrusage(RUSAGE_CHILDREN.rawValue, &usage)

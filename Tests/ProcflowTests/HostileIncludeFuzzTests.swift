@@ -102,7 +102,7 @@ struct HostileIncludeFuzzTests {
             let started = Date()
             let result = try runProcflow(["validate", "f0.json"], in: directory, timeout: 30)
             let seconds = Date().timeIntervalSince(started)
-            let lines = result.stderr.split(separator: "\n")
+            let lines = result.stderr.withoutSnippets.split(separator: "\n")
             switch result.status {
             case 0: outcomes.valid += 1
             case 2 where !lines.isEmpty && lines.dropLast().allSatisfy(Self.isLocated):

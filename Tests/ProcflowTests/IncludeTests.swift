@@ -75,7 +75,7 @@ struct IncludeTests {
         let result = try runProcflow(["validate", fixture.file], in: fixture.directory)
         #expect(result.status == 2)
         #expect(
-            result.stderr == """
+            result.stderr.withoutSnippets == """
                 flow.json:1:59: error: /include/0/vars/zz: ci/bad.json declares no variable "zz"
                 flow.json:2:14: error: /include/1/path: cannot read the included file ci/none.json: No such file or directory
                 flow.json:3:84: error: /procedures/0/dependsOn/1: unknown procedure "bad.q" (did you mean "bad.x"?)

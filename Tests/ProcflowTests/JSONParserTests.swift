@@ -54,8 +54,14 @@ struct JSONParserTests {
         ("{\"a\": 01}", "1:7: invalid number 01"),
         (
             "{\"a\": \"x\ny\"}",
-            "1:9: control character U+000A in a string (a line break: write \\n)"
+            "1:7: a string not closed before the end of its line (a line break in a string is written \\n)"
         ),
+        ("{\"a\": \"x\ty\"}", "1:9: control character U+0009 in a string"),
+        ("{\"a\": [1, 2,]}", "1:12: a trailing comma before ']': JSON allows none"),
+        ("{\"a\": 1,\n}", "1:8: a trailing comma before '}': JSON allows none"),
+        ("{\"a\": 1 \"b\": 2}", "1:8: missing ',' after an object member"),
+        ("[1\n  2]", "1:3: missing ',' after an array element"),
+        ("{\"a\": 1 // no\n}", "1:9: expected ',' or '}' after an object member, found '/'"),
         ("{\"a\": \"\\q\"}", "1:8: invalid escape \\q in a string"),
         ("{\"a\": \"\\ud800\"}", "1:8: unpaired surrogate in \\u escape"),
         ("{} x", "1:4: unexpected 'x' after the end of the JSON value"),
@@ -65,13 +71,62 @@ struct JSONParserTests {
         #expect(error(text) == expected)
     }
 
+    private func parseWithComments(_ text: String) throws(JSONSyntaxError) -> JSONNode {
+        try JSONParser.parse(Array(text.utf8), withComments: true)
+    }
+
+    @Test func workflowFilesMayHoldCommentsAndTrailingCommas() throws {
+        let text = """
+            // a workflow
+            {
+              /* the steps,
+                 in order */
+              "procedures": [1, 2, /* last */ 3,], // trailing
+              "name": "a//b /* not a comment */",
+            }
+            """
+        let node = try parseWithComments(text)
+        #expect(
+            node.plain
+                == .object([
+                    "procedures": .array([.number(1), .number(2), .number(3)]),
+                    "name": .string("a//b /* not a comment */"),
+                ]))
+        // Locations after comments stay exact.
+        guard case .object(let members) = node.value else {
+            Issue.record("not an object")
+            return
+        }
+        let source = SourceText(bytes: Array(text.utf8))
+        let procedures = members.first { $0.key == "procedures" }!
+        #expect(source.location(ofOffset: procedures.keyOffset) == .init(line: 5, column: 3))
+        #expect(
+            source.location(ofOffset: members.last!.value.offset) == .init(line: 6, column: 11))
+    }
+
+    @Test(arguments: [
+        ("{\"a\": 1 /* open", "1:9: a comment opened with /* is never closed with */"),
+        ("{\"a\": [,]}", "1:8: expected a value, found ','"),
+        ("{\"a\": 1,,}", "1:9: expected '\"' to start an object key, found ','"),
+        ("{\"a\": 1} / 2", "1:10: unexpected '/' after the end of the JSON value"),
+    ])
+    func commentsAndCommasStillHaveRules(text: String, expected: String) {
+        do {
+            _ = try parseWithComments(text)
+            Issue.record("parsed \(text)")
+        } catch {
+            let location = SourceText(bytes: Array(text.utf8)).location(ofOffset: error.offset)
+            #expect("\(location.line):\(location.column): \(error.message)" == expected)
+        }
+    }
+
     @Test func rejectsInvalidUTF8WithItsLocation() {
         let bytes = Array("{\"name\": \"ab".utf8) + [0xFF, 0xFE] + Array("\"}".utf8)
         #expect(error(bytes) == "1:13: invalid UTF-8 in a string")
     }
 
     @Test func columnsCountCharactersNotBytes() {
-        #expect(error("{\"é\": [1,]}") == "1:10: expected a value, found ']'")
+        #expect(error("{\"é\": [1,]}") == "1:9: a trailing comma before ']': JSON allows none")
     }
 
     @Test func tenThousandLevelsOfNestingAreAnErrorNotACrash() {

@@ -92,7 +92,9 @@ struct WorkflowFileReadingTests {
             let result = try runProcflow(
                 [command, fixture.file], in: fixture.directory, timeout: 20)
             #expect(result.status == 2)
-            #expect(result.stderr == test.expected + "\nflow.json: 1 error\n", "\(command)")
+            #expect(
+                result.stderr.withoutSnippets == test.expected + "\nflow.json: 1 error\n",
+                "\(command)")
         }
     }
 

@@ -1,5 +1,3 @@
-import Foundation
-
 /// `procflow argo-pod loop|gather …`: the two pieces of a `forEach` that the pods of an
 /// exported Argo workflow run, with the code the exporter uses for items the file gives:
 /// `loop` makes the loop entries of a list another step gave, `gather` makes the step's
@@ -42,7 +40,7 @@ struct ArgoPodCommand: ParsableCommand {
     ]
 
     let action: Action
-    let spec: JSONValue
+    let spec: String
     let input: String
     let output: String
     let count: String?
@@ -52,14 +50,11 @@ struct ArgoPodCommand: ParsableCommand {
         guard let action = Action(rawValue: words[0]) else {
             throw ArgumentError(message: "Unknown action '\(words[0])': expected loop or gather")
         }
-        guard let spec = try? JSONParser.parse(Array(words[1].utf8)).plain else {
-            throw ArgumentError(message: "the spec is not JSON")
-        }
         if action == .gather, words.count < 5 {
             throw ArgumentError(message: "Missing expected argument '<count>'")
         }
         self.action = action
-        self.spec = spec
+        spec = words[1]
         input = words[2]
         output = words[3]
         count = words.count > 4 ? words[4] : nil
@@ -68,99 +63,14 @@ struct ArgoPodCommand: ParsableCommand {
     func run(console: Console) -> Int32 {
         do {
             switch action {
-            case .loop: try loop()
-            case .gather: try gather()
+            case .loop: try ArgoPod.loop(spec: spec, list: input, output: output)
+            case .gather:
+                try ArgoPod.gather(spec: spec, results: input, output: output, count: count ?? "")
             }
             return CommandLineTool.ExitStatus.success
         } catch {
             console.writeError("procflow: \(error.description)\n")
             return CommandLineTool.ExitStatus.failure
         }
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    private func read(_ path: String) throws(Failure) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Failure(description: "cannot read \(path)")
-        }
-        return [UInt8](data)
-    }
-
-    private func write(_ text: String, to path: String) throws(Failure) {
-        do {
-            try POSIXIO.writeAtomically(Array(text.utf8), to: path)
-        } catch {
-            throw Failure(description: error.message)
-        }
-    }
-
-    /// The entries of the list, as ``ArgoLoop`` makes them, and their number; the same
-    /// refusals as procflow's own `forEach`.
-    private func loop() throws(Failure) {
-        guard let loop = ArgoLoop(manifest: spec) else {
-            throw Failure(description: "the spec is not a loop's")
-        }
-        guard case .object(let fields) = spec, case .string(let format)? = fields["format"],
-            case .string(let select)? = fields["select"], let pointer = JSONPointer(parsing: select)
-        else { throw Failure(description: "the spec is not a loop's") }
-        let bytes = try read(input)
-        var list: JSONValue = .string(String(decoding: bytes, as: UTF8.self))
-        if format == OutputFormat.json.rawValue {
-            do {
-                list = try JSONParser.parse(bytes).plain
-            } catch {
-                throw Failure(description: "the list is not JSON: \(error.message)")
-            }
-        }
-        if !pointer.isRoot {
-            guard let selected = list.value(at: pointer) else {
-                throw Failure(description: "\(loop.step): the list has no value at \(pointer)")
-            }
-            list = selected
-        }
-        guard case .array(let items) = list else {
-            throw Failure(
-                description:
-                    "\(loop.step): forEach needs a list of items, and the wire gave \(list.typeDescription)"
-            )
-        }
-        guard items.count <= Workflow.maximumInstancesPerForEach else {
-            throw Failure(
-                description:
-                    "\(loop.step): the wire gave \(formatCount(items.count)) items; a forEach makes at most \(formatCount(Workflow.maximumInstancesPerForEach)) instances"
-            )
-        }
-        try write(JSONWriter.string(.array(loop.entries(items))), to: output + "/loop")
-        try write(String(items.count), to: output + "/count")
-    }
-
-    /// The step's output, from the aggregate.
-    private func gather() throws(Failure) {
-        guard case .object(let fields) = spec, case .string(let step)? = fields["step"],
-            case .string(let name)? = fields["format"], let format = OutputFormat(rawValue: name),
-            case .bool(let tolerated)? = fields["tolerated"], let count
-        else { throw Failure(description: "the spec is not a gathering's") }
-        let countText = String(decoding: try read(count), as: UTF8.self)
-        guard let number = Int(countText.trimmingCharacters(in: .whitespacesAndNewlines)),
-            number >= 0
-        else { throw Failure(description: "the count is not a number: \(countText)") }
-        let bytes = try read(input)
-        let results: JSONValue
-        do {
-            results = try JSONParser.parse(bytes).plain
-        } catch {
-            throw Failure(description: "the aggregate is not JSON: \(error.message)")
-        }
-        let value: JSONValue
-        do {
-            value = try ArgoLoop.gather(
-                results, count: number, format: format, tolerated: tolerated, step: step)
-        } catch {
-            throw Failure(description: error.description)
-        }
-        try write(JSONWriter.string(value), to: output)
     }
 }

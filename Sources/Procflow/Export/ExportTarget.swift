@@ -47,9 +47,12 @@ public struct ExportedDocument: Sendable {
 public struct ExportFailure: Error, Sendable {
     /// Every problem, in file order.
     public var diagnostics: [Diagnostic]
+    /// The files they are located in, for the report to show their lines.
+    var sources: SourceMap?
 
-    /// What a command prints: every problem, then a line counting them.
+    /// What a command prints: every problem with its line, then a line counting them.
     public func report(file: String, colored: Bool) -> String {
-        WorkflowErrors(diagnostics: diagnostics).report(file: file, colored: colored)
+        WorkflowErrors(diagnostics: diagnostics, sources: sources).report(
+            file: file, colored: colored)
     }
 }

@@ -1,12 +1,16 @@
 /// Parses JSON (RFC 8259) without recursion, so hostile input cannot exhaust the stack, and
 /// with a limit on nesting so that nothing downstream can either. A UTF-8 byte order mark is
-/// skipped.
+/// skipped. Workflow files may also hold `//` and `/* */` comments and trailing commas, as
+/// `tsconfig.json` and VS Code's settings do ("JSON with comments"); values commands and
+/// servers give are read as strict JSON.
 struct JSONParser {
     /// How deeply arrays and objects may nest. Workflows need a handful of levels.
     static let maximumDepth = 256
 
     private let bytes: [UInt8]
     private var index = 0
+    /// Whether comments and trailing commas are allowed.
+    private let withComments: Bool
     /// The levels the document is nested in already: an included workflow file is nested in
     /// the files that include it, and counts their levels.
     private let enclosingDepth: Int
@@ -22,22 +26,25 @@ struct JSONParser {
         var keyOffset = 0
     }
 
-    /// Parses `bytes`, a document nested `enclosingDepth` levels deep already.
-    static func parse(_ bytes: [UInt8], enclosingDepth: Int = 0) throws(JSONSyntaxError)
-        -> JSONNode
+    /// Parses `bytes`, a document nested `enclosingDepth` levels deep already; with
+    /// `withComments`, JSON with comments and trailing commas.
+    static func parse(_ bytes: [UInt8], enclosingDepth: Int = 0, withComments: Bool = false)
+        throws(JSONSyntaxError) -> JSONNode
     {
-        var parser = JSONParser(bytes: bytes, enclosingDepth: enclosingDepth)
+        var parser = JSONParser(
+            bytes: bytes, enclosingDepth: enclosingDepth, withComments: withComments)
         return try parser.parseDocument()
     }
 
-    private init(bytes: [UInt8], enclosingDepth: Int) {
+    private init(bytes: [UInt8], enclosingDepth: Int, withComments: Bool) {
         self.bytes = bytes
         self.enclosingDepth = enclosingDepth
+        self.withComments = withComments
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     }
 
     private mutating func parseDocument() throws(JSONSyntaxError) -> JSONNode {
-        skipWhitespace()
+        try skipWhitespace()
         guard index < bytes.count else {
             throw JSONSyntaxError(
                 message: "the file is empty: expected a JSON object", offset: index)
@@ -48,7 +55,7 @@ struct JSONParser {
             // Have a value: attach it, closing containers as they end.
             while let closed = try attach(node, to: &stack) { node = closed }
             if stack.isEmpty {
-                skipWhitespace()
+                try skipWhitespace()
                 guard index == bytes.count else {
                     throw JSONSyntaxError(
                         message: "unexpected \(describeNext()) after the end of the JSON value",
@@ -62,13 +69,13 @@ struct JSONParser {
     /// Reads the start of a value: a whole scalar or empty container, which it returns, or the
     /// opening of a container with members to come, which it pushes on `stack`.
     private mutating func openValue(on stack: inout [Frame]) throws(JSONSyntaxError) -> JSONNode? {
-        skipWhitespace()
+        try skipWhitespace()
         let start = index
         switch peek() {
         case UInt8(ascii: "{"):
             try checkDepth(stack.count)
             index += 1
-            skipWhitespace()
+            try skipWhitespace()
             if peek() == UInt8(ascii: "}") {
                 index += 1
                 return JSONNode(value: .object([]), offset: start)
@@ -79,7 +86,7 @@ struct JSONParser {
         case UInt8(ascii: "["):
             try checkDepth(stack.count)
             index += 1
-            skipWhitespace()
+            try skipWhitespace()
             if peek() == UInt8(ascii: "]") {
                 index += 1
                 return JSONNode(value: .array([]), offset: start)
@@ -99,32 +106,63 @@ struct JSONParser {
     {
         guard !stack.isEmpty else { return nil }
         let top = stack.count - 1
-        skipWhitespace()
+        let end = index
+        try skipWhitespace()
         let isObject = stack[top].isObject
+        let closer = UInt8(ascii: isObject ? "}" : "]")
         if isObject {
             stack[top].members.append(
                 JSONNode.Member(key: stack[top].key, keyOffset: stack[top].keyOffset, value: node))
         } else {
             stack[top].items.append(node)
         }
+        let what = isObject ? "an object member" : "an array element"
         switch peek() {
         case UInt8(ascii: ","):
+            let comma = index
             index += 1
-            if isObject {
-                skipWhitespace()
-                (stack[top].key, stack[top].keyOffset) = try parseKey()
+            try skipWhitespace()
+            if peek() == closer {
+                guard withComments else {
+                    throw JSONSyntaxError(
+                        message:
+                            "a trailing comma before '\(Character(Unicode.Scalar(closer)))': JSON allows none",
+                        offset: comma)
+                }
+                return close(&stack)
             }
+            if isObject { (stack[top].key, stack[top].keyOffset) = try parseKey() }
             return nil
-        case UInt8(ascii: isObject ? "}" : "]"):
-            index += 1
-            let frame = stack.removeLast()
-            let value: JSONNode.Value = isObject ? .object(frame.members) : .array(frame.items)
-            return JSONNode(value: value, offset: frame.offset)
+        case closer:
+            return close(&stack)
+        case let next? where startsValue(next) && (!isObject || next == UInt8(ascii: "\"")):
+            // Another member where a comma belongs: say so where it belongs.
+            throw JSONSyntaxError(message: "missing ',' after \(what)", offset: end)
         default:
-            let (closer, what) = isObject ? ("}", "an object member") : ("]", "an array element")
             throw JSONSyntaxError(
-                message: "expected ',' or '\(closer)' after \(what), found \(describeNext())",
+                message:
+                    "expected ',' or '\(Character(Unicode.Scalar(closer)))' after \(what), found \(describeNext())",
                 offset: index)
+        }
+    }
+
+    /// Closes the container on top of `stack` at its closing bracket: pops it and returns it.
+    private mutating func close(_ stack: inout [Frame]) -> JSONNode {
+        index += 1
+        let frame = stack.removeLast()
+        let value: JSONNode.Value = frame.isObject ? .object(frame.members) : .array(frame.items)
+        return JSONNode(value: value, offset: frame.offset)
+    }
+
+    /// Whether `byte` can start a JSON value.
+    private func startsValue(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "-"),
+            UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return false
         }
     }
 
@@ -145,7 +183,7 @@ struct JSONParser {
                 offset: index)
         }
         let key = try parseString()
-        skipWhitespace()
+        try skipWhitespace()
         guard peek() == UInt8(ascii: ":") else {
             throw JSONSyntaxError(
                 message: "expected ':' after the object key \"\(key)\", found \(describeNext())",
@@ -241,7 +279,7 @@ struct JSONParser {
                 index += 1
                 return try decode(content, at: contentStart)
             }
-            if byte < 0x20 { throw controlCharacter(byte) }
+            if byte < 0x20 { throw controlCharacter(byte, stringStart: start) }
         }
         var buffer = Array(bytes[contentStart..<index])
         while index < bytes.count {
@@ -253,7 +291,7 @@ struct JSONParser {
             case UInt8(ascii: "\\"):
                 try parseEscape(into: &buffer)
             case 0..<0x20:
-                throw controlCharacter(byte)
+                throw controlCharacter(byte, stringStart: start)
             default:
                 buffer.append(byte)
                 index += 1
@@ -262,12 +300,19 @@ struct JSONParser {
         throw JSONSyntaxError(message: "unterminated string", offset: start)
     }
 
-    private func controlCharacter(_ byte: UInt8) -> JSONSyntaxError {
+    /// A control character in the string that opened at `stringStart`. A line break most
+    /// often means that the string was never closed: reported at its opening quote.
+    private func controlCharacter(_ byte: UInt8, stringStart: Int) -> JSONSyntaxError {
+        if byte == UInt8(ascii: "\n") {
+            return JSONSyntaxError(
+                message:
+                    "a string not closed before the end of its line (a line break in a string is written \\n)",
+                offset: stringStart)
+        }
         let hex = String(byte, radix: 16, uppercase: true)
-        let name = byte == UInt8(ascii: "\n") ? " (a line break: write \\n)" : ""
         return JSONSyntaxError(
             message:
-                "control character U+\(String(repeating: "0", count: 4 - hex.count))\(hex) in a string\(name)",
+                "control character U+\(String(repeating: "0", count: 4 - hex.count))\(hex) in a string",
             offset: index)
     }
 
@@ -368,11 +413,35 @@ struct JSONParser {
         index < bytes.count ? bytes[index] : nil
     }
 
-    private mutating func skipWhitespace() {
+    /// Skips whitespace, and comments where they are allowed.
+    private mutating func skipWhitespace() throws(JSONSyntaxError) {
         while index < bytes.count {
             switch bytes[index] {
             case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
                 index += 1
+            case UInt8(ascii: "/") where withComments && index + 1 < bytes.count:
+                let start = index
+                switch bytes[index + 1] {
+                case UInt8(ascii: "/"):
+                    index += 2
+                    while index < bytes.count, bytes[index] != UInt8(ascii: "\n") { index += 1 }
+                case UInt8(ascii: "*"):
+                    index += 2
+                    while index + 1 < bytes.count,
+                        !(bytes[index] == UInt8(ascii: "*")
+                            && bytes[index + 1] == UInt8(ascii: "/"))
+                    {
+                        index += 1
+                    }
+                    guard index + 1 < bytes.count else {
+                        throw JSONSyntaxError(
+                            message: "a comment opened with /* is never closed with */",
+                            offset: start)
+                    }
+                    index += 2
+                default:
+                    return
+                }
             default:
                 return
             }

@@ -30,6 +30,11 @@ final class SourceMap: @unchecked Sendable {
         return base
     }
 
+    /// The bytes of line `number` of the file named `name`, if it is one of them.
+    func line(_ number: Int, in name: String) -> ArraySlice<UInt8>? {
+        files.first { $0.name == name }?.text.line(number)
+    }
+
     /// The file `offset` is in, and the line and column there.
     func locate(_ offset: Int) -> (file: String, location: SourceLocation) {
         var low = 0

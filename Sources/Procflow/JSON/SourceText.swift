@@ -37,6 +37,14 @@ struct SourceText {
         return counts
     }
 
+    /// The bytes of line `number` (from 1), without its line break; `nil` past the end.
+    func line(_ number: Int) -> ArraySlice<UInt8>? {
+        guard number >= 1, number <= lineStarts.count else { return nil }
+        let start = lineStarts[number - 1]
+        let end = number < lineStarts.count ? lineStarts[number] - 1 : bytes.count
+        return bytes[start..<max(start, end)]
+    }
+
     /// The location of the byte at `offset`; columns count Unicode scalars, not bytes.
     func location(ofOffset offset: Int) -> SourceLocation {
         let offset = min(max(0, offset), bytes.count)

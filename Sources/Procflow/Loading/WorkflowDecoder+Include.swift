@@ -158,7 +158,8 @@ extension WorkflowDecoder {
         }
         let base = report.sources.add(include.shown, bytes)
         do throws(JSONSyntaxError) {
-            return try JSONParser.parse(bytes, enclosingDepth: depth).rebased(by: base)
+            return try JSONParser.parse(bytes, enclosingDepth: depth, withComments: true)
+                .rebased(by: base)
         } catch  where error.isTooDeep {
             let location = report.location(of: base + error.offset)
             let inside = " (at \(include.shown):\(location.line):\(location.column))"

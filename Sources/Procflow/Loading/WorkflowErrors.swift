@@ -5,22 +5,42 @@ public struct WorkflowErrors: Error, Sendable, CustomStringConvertible {
 
     /// Every problem, in file order.
     public var diagnostics: [Diagnostic]
+    /// The files the diagnostics are located in, for the report to show their lines.
+    var sources: SourceMap?
+
+    /// The problems `diagnostics`, in the files `sources` holds.
+    init(diagnostics: [Diagnostic], sources: SourceMap? = nil) {
+        self.diagnostics = diagnostics
+        self.sources = sources
+    }
 
     /// The first ``printedLimit`` diagnostics, one per line.
     public var description: String {
-        rendered(colored: false)
+        rendered(colored: false, snippets: false)
     }
 
-    /// What a command prints: the first ``printedLimit`` diagnostics, a line counting the rest
-    /// if there are more, and a last line counting them all, naming `file`.
+    /// What a command prints: the first ``printedLimit`` diagnostics, each located one
+    /// followed by its line with a caret under the text at fault, a line counting the rest if
+    /// there are more, and a last line counting them all, naming `file`.
     public func report(file: String, colored: Bool) -> String {
         let count = diagnostics.count
-        return rendered(colored: colored) + "\n"
+        return rendered(colored: colored, snippets: true) + "\n"
             + "\(file.escapingControlCharacters): \(plural(count, "error"))\n"
     }
 
-    private func rendered(colored: Bool) -> String {
-        var lines = diagnostics.prefix(Self.printedLimit).map { $0.rendered(colored: colored) }
+    private func rendered(colored: Bool, snippets: Bool) -> String {
+        var lines: [String] = []
+        for diagnostic in diagnostics.prefix(Self.printedLimit) {
+            lines.append(diagnostic.rendered(colored: colored))
+            if snippets, let location = diagnostic.location,
+                let line = sources?.line(location.line, in: diagnostic.file)
+            {
+                lines.append(
+                    DiagnosticSnippet.render(
+                        line: line, number: location.line, column: location.column,
+                        colored: colored))
+            }
+        }
         if diagnostics.count > Self.printedLimit {
             lines.append("… and \(diagnostics.count - Self.printedLimit) more")
         }

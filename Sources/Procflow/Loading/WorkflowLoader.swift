@@ -45,13 +45,24 @@ public enum WorkflowLoader {
         _ = sources.add(file, bytes)
         let root: JSONNode
         do {
-            root = try JSONParser.parse(bytes)
+            root = try JSONParser.parse(bytes, withComments: true)
         } catch {
-            throw WorkflowErrors(diagnostics: [
-                Diagnostic(
-                    file: file, location: sources.locate(error.offset).location, pointer: nil,
-                    message: "invalid JSON: \(error.message)")
-            ])
+            if looksLikeYAML(bytes) {
+                throw WorkflowErrors(
+                    diagnostics: [
+                        Diagnostic(
+                            file: file, location: sources.locate(0).location, pointer: nil,
+                            message:
+                                "this looks like YAML: procflow reads workflows written in JSON (with // comments and trailing commas)"
+                        )
+                    ], sources: sources)
+            }
+            throw WorkflowErrors(
+                diagnostics: [
+                    Diagnostic(
+                        file: file, location: sources.locate(error.offset).location, pointer: nil,
+                        message: "invalid JSON: \(error.message)")
+                ], sources: sources)
         }
         let budget = ReadBudget()
         _ = budget.take(bytes.count, for: "the file")
@@ -70,7 +81,8 @@ public enum WorkflowLoader {
         }
         diagnostics += context.diagnostics
         guard diagnostics.isEmpty, let workflow else {
-            throw WorkflowErrors(diagnostics: inFileOrder(diagnostics, first: file))
+            throw WorkflowErrors(
+                diagnostics: inFileOrder(diagnostics, first: file), sources: sources)
         }
         var loaded = workflow
         loaded.sources = sources
@@ -127,4 +139,17 @@ public enum WorkflowLoader {
         defer { free(resolved) }
         return String(cString: resolved)
     }
+}
+
+/// Whether `bytes` begin like a YAML document rather than JSON: their first line that is not
+/// blank or a `#` comment is `---` or a `key:` mapping entry.
+func looksLikeYAML(_ bytes: [UInt8]) -> Bool {
+    let text = String(decoding: bytes.prefix(4096), as: UTF8.self)
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        let trimmed = line.drop { $0 == " " || $0 == "\t" || $0 == "\u{FEFF}" }
+        if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+        if trimmed.hasPrefix("---") { return true }
+        return trimmed.wholeMatch(of: /[A-Za-z_][-A-Za-z0-9_ .]*:(\s.*)?\r?/) != nil
+    }
+    return false
 }

@@ -198,3 +198,13 @@ final class RunningProcflow: @unchecked Sendable {
         return output
     }
 }
+
+extension String {
+    /// The text without the source lines and carets printed under located diagnostics
+    /// (``DiagnosticSnippet``), for tests about the diagnostics themselves.
+    var withoutSnippets: String {
+        split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { $0.firstMatch(of: #/^ +[0-9]* \| /#) == nil }
+            .joined(separator: "\n")
+    }
+}

@@ -97,7 +97,9 @@ final class ArgoManifestBuilder {
             )
         }
         checkExportable()
-        guard diagnostics.isEmpty else { throw ArgoExportError(diagnostics: diagnostics) }
+        guard diagnostics.isEmpty else {
+            throw ArgoExportError(diagnostics: diagnostics, sources: workflow.sources)
+        }
         collectImports()
         buildLevel([], steps: workflow.steps, template: Self.entrypoint, inputs: [])
         templates.append(.members(["name": .string(Self.noop), "suspend": ["duration": "0"]]))

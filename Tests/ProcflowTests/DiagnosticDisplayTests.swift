@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+@testable import Procflow
+
+/// What `validate`, `run` and the other commands print for a located problem: the diagnostic,
+/// then its line with a run of `^` under the text at fault; and the JSON a workflow file may
+/// be written in (comments, trailing commas).
+@Suite("Diagnostics as people read them")
+struct DiagnosticDisplayTests {
+    private func snippet(_ line: String, column: Int, number: Int = 7) -> String {
+        DiagnosticSnippet.render(
+            line: ArraySlice(Array(line.utf8)), number: number, column: column, colored: false)
+    }
+
+    @Test func aCaretRunUnderlinesTheTokenAtTheColumn() {
+        #expect(
+            snippet(#"  "dependsOn": ["compil"],"#, column: 17)
+                == """
+                 7 |   "dependsOn": ["compil"],
+                   |                 ^^^^^^^^
+                """)
+        #expect(
+            snippet(#"  "retries": 12.5e1 }"#, column: 14)
+                == """
+                 7 |   "retries": 12.5e1 }
+                   |              ^^^^^^
+                """)
+        #expect(
+            snippet("  {", column: 4)
+                == """
+                 7 |   {
+                   |    ^
+                """)
+    }
+
+    @Test func controlCharactersAreEscapedAndTheCaretsFollow() {
+        #expect(
+            snippet("\t\u{1B}\"x\": tru", column: 8, number: 12)
+                == """
+                 12 | \\t\\u{1B}"x": tru
+                    |              ^^^
+                """)
+    }
+
+    @Test func aLongLineIsCutAroundTheColumn() {
+        let line =
+            String(repeating: "a", count: 300) + "\"bad\"" + String(repeating: "b", count: 300)
+        let shown = snippet(line, column: 301)
+        let lines = shown.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix(" 7 | …aaa"))
+        #expect(lines[0].hasSuffix("bbb…"))
+        #expect(lines[0].count < 120)
+        // The carets stand under the string.
+        let text = lines[0].dropFirst(5)
+        let carets = lines[1].dropFirst(5)
+        let start = carets.firstIndex(of: "^").map {
+            carets.distance(from: carets.startIndex, to: $0)
+        }!
+        #expect(String(text.dropFirst(start).prefix(5)) == "\"bad\"")
+        #expect(carets.filter { $0 == "^" }.count == 5)
+    }
+
+    @Test func validateShowsEachProblemsLine() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {
+              // build, then test
+              "procedures": [
+                {"id": "build", "kind": "shel", "run": "make",},
+                {"id": "test", "kind": "shell", "run": "make test", "dependsOn": ["biuld"]},
+              ],
+            }
+            """)
+        defer { fixture.remove() }
+        let result = try runProcflow(["validate", fixture.file], in: fixture.directory)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                flow.json:4:29: error: /procedures/0/kind: unknown value "shel": expected one of "shell", "http", "file", "group", "branch" (did you mean "shell"?)
+                 4 |     {"id": "build", "kind": "shel", "run": "make",},
+                   |                             ^^^^^^
+                flow.json:5:71: error: /procedures/1/dependsOn/0: unknown procedure "biuld"
+                 5 |     {"id": "test", "kind": "shell", "run": "make test", "dependsOn": ["biuld"]},
+                   |                                                                       ^^^^^^^
+                flow.json: 2 errors
+
+                """)
+    }
+
+    @Test func aSyntaxErrorPointsAtItsCause() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "a" "kind": "shell", "run": "true"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let result = try runProcflow(["validate", fixture.file], in: fixture.directory)
+        #expect(
+            result.stderr == """
+                flow.json:2:13: error: invalid JSON: missing ',' after an object member
+                 2 |   {"id": "a" "kind": "shell", "run": "true"}
+                   |             ^
+                flow.json: 1 error
+
+                """)
+    }
+
+    @Test func aYAMLFileIsToldInOneLine() throws {
+        let fixture = try WorkflowFixture("# a pipeline\nname: build\nprocedures:\n  - id: a\n")
+        defer { fixture.remove() }
+        let result = try runProcflow(["validate", fixture.file], in: fixture.directory)
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.hasPrefix(
+                "flow.json:1:1: error: this looks like YAML: procflow reads workflows written in JSON (with // comments and trailing commas)\n"
+            ), "\(result.stderr)")
+    }
+
+    @Test func anIncludedFileMayHoldCommentsToo() throws {
+        let fixture = try IncludeTests.fixture(
+            #"{"include": [{"path": "ci/more.json", "as": "more"}], "procedures": [{"id": "a", "kind": "shell", "run": "true"}]}"#,
+            [
+                "ci/more.json": """
+                {"procedures": [
+                  // the check
+                  {"id": "check", "kind": "shell", "run": "true", "dependsOn": ["nope"]},
+                ]}
+                """
+            ])
+        defer { fixture.remove() }
+        let result = try runProcflow(["validate", fixture.file], in: fixture.directory)
+        #expect(
+            result.stderr.hasPrefix(
+                """
+                ci/more.json:3:65: error: /procedures/0/dependsOn/0: unknown procedure "nope"
+                 3 |   {"id": "check", "kind": "shell", "run": "true", "dependsOn": ["nope"]},
+                   |                                                                 ^^^^^^
+                """), "\(result.stderr)")
+    }
+}
