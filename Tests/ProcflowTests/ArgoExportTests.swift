@@ -218,7 +218,7 @@ struct ArgoExportCommandTests {
     @Test func helpDescribesTheCommand() throws {
         let result = try runProcflow(["help", "export"])
         #expect(result.status == 0)
-        #expect(result.stdout.contains("USAGE: procflow export <file> [--to <engine>]"))
+        #expect(result.stdout.contains("USAGE: procflow export [<file>] [--to <engine>]"))
         #expect(try runProcflow(["--help"]).stdout.contains("export"))
     }
 }

@@ -62,6 +62,27 @@ struct DiagnosticDisplayTests {
         #expect(carets.filter { $0 == "^" }.count == 5)
     }
 
+    @Test func aPartOfAHugeLineIsFoundAroundTheColumn() throws {
+        for prefix in ["é", "a"] {
+            let line =
+                String(repeating: prefix, count: 100_000) + "\"bad\""
+                + String(repeating: "z", count: 1_000)
+            let text = SourceText(bytes: Array(("{\n" + line + "\n}").utf8))
+            let excerpt = try #require(text.excerpt(line: 2, column: 100_001, radius: 400))
+            #expect(excerpt.cutBefore && excerpt.cutAfter)
+            #expect(excerpt.bytes.count <= 802)
+            let scalars = Array(String(decoding: excerpt.bytes, as: UTF8.self).unicodeScalars)
+            #expect(
+                String(String.UnicodeScalarView(scalars[(excerpt.column - 1)...].prefix(5)))
+                    == "\"bad\"")
+            let shown = DiagnosticSnippet.render(
+                line: excerpt.bytes, number: 2, column: excerpt.column, colored: false,
+                cutBefore: excerpt.cutBefore, cutAfter: excerpt.cutAfter)
+            #expect(shown.hasPrefix(" 2 | …"))
+            #expect(shown.split(separator: "\n")[0].hasSuffix("z…"))
+        }
+    }
+
     @Test func validateShowsEachProblemsLine() throws {
         let fixture = try WorkflowFixture(
             """

@@ -62,7 +62,7 @@ struct TargetTests {
         #expect(
             result.stderr.hasPrefix(
                 #"error: no procedure "lnt" in flow.json (did you mean "lint"?)"#))
-        #expect(result.stderr.contains("Usage: procflow run <file> [<id> ...]"))
+        #expect(result.stderr.hasSuffix("\nSee 'procflow help run'.\n"))
         #expect(fixture.contents("log") == nil)
     }
 }

@@ -53,7 +53,7 @@ struct CommandDescription {
                 help += " (values: \(choices.joined(separator: ", ")))"
             }
             if option.isRepeatable { help += " Can be repeated." }
-            text += Self.helpLine(option.usage, help)
+            text += Self.helpLine(option.helpName, help)
         }
         text += Self.helpLine("-h, --help", "Show help information.")
         return text
@@ -107,14 +107,28 @@ struct CommandDescription {
         _ argument: String, rest: inout ArraySlice<String>,
         into parsed: inout ParsedArguments<Option>
     ) throws(ArgumentError) {
-        guard argument.hasPrefix("--") else {
-            throw ArgumentError(message: "Unknown option '\(argument)'")
-        }
-        var name = String(argument.dropFirst(2))
+        var name: String
         var inlineValue: String?
-        if let equals = name.firstIndex(of: "=") {
-            inlineValue = String(name[name.index(after: equals)...])
-            name = String(name[..<equals])
+        if argument.hasPrefix("--") {
+            name = String(argument.dropFirst(2))
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+        } else {
+            // `-j 4`, `-j4`, `-n`.
+            let letter = argument.dropFirst().first
+            guard let spec = options.first(where: { $0.short != nil && $0.short == letter }) else {
+                throw ArgumentError(message: "Unknown option '\(argument)'")
+            }
+            name = spec.name
+            let attached = argument.dropFirst(2)
+            if !attached.isEmpty {
+                guard spec.valueName != nil else {
+                    throw ArgumentError(message: "Unknown option '\(argument)'")
+                }
+                inlineValue = String(attached)
+            }
         }
         guard let option = Option(rawValue: name) else {
             let hint =

@@ -67,7 +67,8 @@ public enum CommandLineTool {
             let what =
                 first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'"
             let hint = first.hasPrefix("-") ? "" : subcommandHint(for: first)
-            console.writeError("error: \(what.escapingControlCharacters)\(hint)\n\n\(help)")
+            console.writeError(
+                "error: \(what.escapingControlCharacters)\(hint)\nSee 'procflow help'.\n")
             return ExitStatus.usage
         }
         return subcommand.command.main(Array(arguments.dropFirst()), console: console)
@@ -80,7 +81,7 @@ public enum CommandLineTool {
         }
         guard arguments.count == 1, let subcommand = Subcommand(rawValue: name) else {
             console.writeError(
-                "error: Unknown subcommand '\(arguments.joined(separator: " ").escapingControlCharacters)'\(subcommandHint(for: name))\n\n\(help)"
+                "error: Unknown subcommand '\(arguments.joined(separator: " ").escapingControlCharacters)'\(subcommandHint(for: name))\nSee 'procflow help'.\n"
             )
             return ExitStatus.usage
         }

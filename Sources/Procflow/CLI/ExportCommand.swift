@@ -6,9 +6,12 @@ struct ExportCommand: ParsableCommand {
         case procflowImage = "procflow-image"
         case variable = "var"
         case yaml
+        case file
 
         var spec: OptionSpec {
             switch self {
+            case .file:
+                return WorkflowArguments.fileOption
             case .to:
                 return .value(
                     rawValue, "engine",
@@ -54,8 +57,9 @@ struct ExportCommand: ParsableCommand {
     let settings: ExportSettings
 
     init(_ arguments: ParsedArguments<Option>) throws(ArgumentError) {
-        workflow = try WorkflowArguments(
-            file: arguments.positionals[0], variables: arguments.values(.variable))
+        let (file, _) = try WorkflowArguments.file(
+            positionals: arguments.positionals, option: arguments.value(.file), takesTargets: false)
+        workflow = try WorkflowArguments(file: file, variables: arguments.values(.variable))
         // The parser has checked the name against the targets' names.
         guard let name = arguments.value(.to), let target = ExportTargets.named(name) else {
             throw ArgumentError(

@@ -3,9 +3,12 @@ struct GraphCommand: ParsableCommand {
     enum Option: String, CommandOption {
         case format
         case variable = "var"
+        case file
 
         var spec: OptionSpec {
             switch self {
+            case .file:
+                return WorkflowArguments.fileOption
             case .format:
                 return .value(
                     "format", "format", help: "The output format; text by default.",
@@ -29,8 +32,9 @@ struct GraphCommand: ParsableCommand {
     let format: GraphFormat
 
     init(_ arguments: ParsedArguments<Option>) throws(ArgumentError) {
-        workflow = try WorkflowArguments(
-            file: arguments.positionals[0], variables: arguments.values(.variable))
+        let (file, _) = try WorkflowArguments.file(
+            positionals: arguments.positionals, option: arguments.value(.file), takesTargets: false)
+        workflow = try WorkflowArguments(file: file, variables: arguments.values(.variable))
         // The parser has checked the value against the choices.
         format = arguments.value(.format).flatMap(GraphFormat.init(rawValue:)) ?? .text
     }

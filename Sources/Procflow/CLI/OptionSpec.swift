@@ -8,6 +8,8 @@ struct OptionSpec {
     let isRepeatable: Bool
     /// The values it accepts, when there is a fixed set.
     let choices: [String]?
+    /// Its one-letter form (`j` for `-j`), if it has one.
+    var short: Character? = nil
 
     /// An option that takes a value.
     static func value(
@@ -24,9 +26,21 @@ struct OptionSpec {
         OptionSpec(name: name, valueName: nil, help: help, isRepeatable: false, choices: nil)
     }
 
+    /// The option with the one-letter form `-letter` too.
+    func short(_ letter: Character) -> OptionSpec {
+        var copy = self
+        copy.short = letter
+        return copy
+    }
+
     /// `--name <value>`, or `--name` for a flag.
     var usage: String {
         guard let valueName else { return "--\(name)" }
         return "--\(name) <\(valueName)>"
+    }
+
+    /// How help lists it: `-j, --max-concurrent <n>` where it has a short form.
+    var helpName: String {
+        short.map { "-\($0), " + usage } ?? usage
     }
 }

@@ -43,11 +43,10 @@ extension ParsableCommand {
         }
     }
 
-    /// Prints a usage error, with the usage; returns the exit status for it.
+    /// Prints a usage error and where help is, in two lines; returns the exit status for it.
     static func usageError(_ message: String, console: Console) -> Int32 {
         console.writeError(
-            "error: \(message.escapingControlCharacters)\nUsage: \(description.usage)\n  See 'procflow help \(name)' for more information.\n"
-        )
+            "error: \(message.escapingControlCharacters)\nSee 'procflow help \(name)'.\n")
         return CommandLineTool.ExitStatus.usage
     }
 }

@@ -28,18 +28,21 @@ struct RunCommand: ParsableCommand {
         case remoteCacheTimeout = "remote-cache-timeout"
         case executor
         case maxJobs = "max-jobs"
+        case file
 
         /// The report the option asks for, if it is a report's: the one of the same name.
         var report: ReportFormat? { ReportFormat(rawValue: rawValue) }
 
         var spec: OptionSpec {
             switch self {
+            case .file:
+                return WorkflowArguments.fileOption
             case .maxConcurrent:
                 return .value(
                     rawValue, "n",
                     help:
                         "How many steps run at once in the whole run; maxConcurrency, else the core count, by default."
-                )
+                ).short("j")
             case .failFast:
                 return .flag(
                     rawValue,
@@ -49,7 +52,7 @@ struct RunCommand: ParsableCommand {
                     rawValue,
                     help:
                         "Print the plan in order, with which steps would run and which are up to date, and run nothing."
-                )
+                ).short("n")
             case .force:
                 return .flag(
                     rawValue, help: "Run every step, up to date or not, and remember the runs.")
@@ -202,8 +205,9 @@ struct RunCommand: ParsableCommand {
     let maxJobs: Int?
 
     init(_ arguments: ParsedArguments<Option>) throws(ArgumentError) {
-        workflow = try WorkflowArguments(
-            file: arguments.positionals[0], variables: arguments.values(.variable))
+        let (file, targets) = try WorkflowArguments.file(
+            positionals: arguments.positionals, option: arguments.value(.file), takesTargets: true)
+        workflow = try WorkflowArguments(file: file, variables: arguments.values(.variable))
         maxConcurrent = try arguments.value(.maxConcurrent).map { (text) throws(ArgumentError) in
             guard let count = Int(text), count >= 1 else {
                 throw .invalidValue(
@@ -245,7 +249,7 @@ struct RunCommand: ParsableCommand {
             ? .events : arguments.value(.output).flatMap(OutputMode.init(rawValue:)) ?? .prefixed
         failFast = arguments.isSet(.failFast)
         dryRun = arguments.isSet(.dryRun)
-        targets = Array(arguments.positionals.dropFirst())
+        self.targets = targets
         only = arguments.value(.only)
         force = arguments.isSet(.force)
         noCache = arguments.isSet(.noCache)

@@ -2,6 +2,7 @@
 /// place that must know it.
 enum Subcommand: String, CaseIterable {
     case run
+    case `init`
     case list
     case validate
     case graph
@@ -14,6 +15,7 @@ enum Subcommand: String, CaseIterable {
     var command: any ParsableCommand.Type {
         switch self {
         case .run: return RunCommand.self
+        case .`init`: return InitCommand.self
         case .list: return ListCommand.self
         case .validate: return ValidateCommand.self
         case .graph: return GraphCommand.self

@@ -30,9 +30,12 @@ final class SourceMap: @unchecked Sendable {
         return base
     }
 
-    /// The bytes of line `number` of the file named `name`, if it is one of them.
-    func line(_ number: Int, in name: String) -> ArraySlice<UInt8>? {
-        files.first { $0.name == name }?.text.line(number)
+    /// A part of line `number` of the file named `name` around `column` (see
+    /// ``SourceText/excerpt(line:column:radius:)``), if it is one of the files.
+    func excerpt(line number: Int, column: Int, in name: String, radius: Int) -> (
+        bytes: ArraySlice<UInt8>, column: Int, cutBefore: Bool, cutAfter: Bool
+    )? {
+        files.first { $0.name == name }?.text.excerpt(line: number, column: column, radius: radius)
     }
 
     /// The file `offset` is in, and the line and column there.

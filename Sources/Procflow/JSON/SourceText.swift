@@ -37,12 +37,48 @@ struct SourceText {
         return counts
     }
 
-    /// The bytes of line `number` (from 1), without its line break; `nil` past the end.
-    func line(_ number: Int) -> ArraySlice<UInt8>? {
+    /// A part of line `number` (from 1) around `column`: at most `radius` bytes either side
+    /// of it, cut at scalar boundaries, without the line break; with the column within the
+    /// part, and whether the line goes on before and after it. Found in time that does not
+    /// grow with the line's length (but for a line of more than a block, logarithmically), so
+    /// that a hundred diagnostics on one huge line stay quick. `nil` past the end.
+    func excerpt(line number: Int, column: Int, radius: Int) -> (
+        bytes: ArraySlice<UInt8>, column: Int, cutBefore: Bool, cutAfter: Bool
+    )? {
         guard number >= 1, number <= lineStarts.count else { return nil }
         let start = lineStarts[number - 1]
-        let end = number < lineStarts.count ? lineStarts[number] - 1 : bytes.count
-        return bytes[start..<max(start, end)]
+        let end = max(start, number < lineStarts.count ? lineStarts[number] - 1 : bytes.count)
+        // The byte where the column's scalar starts.
+        var offset: Int
+        if scalarsBeforeBlock.isEmpty {
+            offset = start
+            var seen = 0
+            while offset < end, seen < column - 1 {
+                offset += 1
+                while offset < end, bytes[offset] & 0xC0 == 0x80 { offset += 1 }
+                seen += 1
+            }
+        } else {
+            var low = start
+            var high = end
+            let base = scalarsBefore(start)
+            while low < high {
+                let middle = (low + high) / 2
+                if scalarsBefore(middle) - base < column - 1 {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
+            }
+            offset = low
+        }
+        var first = max(start, offset - radius)
+        while first > start, bytes[first] & 0xC0 == 0x80 { first -= 1 }
+        var last = min(end, offset + radius)
+        while last < end, bytes[last] & 0xC0 == 0x80 { last += 1 }
+        return (
+            bytes[first..<last], scalars(from: first, to: offset) + 1, first > start, last < end
+        )
     }
 
     /// The location of the byte at `offset`; columns count Unicode scalars, not bytes.

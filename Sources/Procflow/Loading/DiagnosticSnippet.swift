@@ -14,9 +14,12 @@ enum DiagnosticSnippet {
 
     /// The two lines for line `number`, whose text is `line`, pointing at `column` (in
     /// Unicode scalars, from 1); with `colored`, the carets in bold red.
-    static func render(line: ArraySlice<UInt8>, number: Int, column: Int, colored: Bool)
-        -> String
-    {
+    ///
+    /// `line` may be a part of the line: `cutBefore` and `cutAfter` say whether it goes on.
+    static func render(
+        line: ArraySlice<UInt8>, number: Int, column: Int, colored: Bool,
+        cutBefore: Bool = false, cutAfter: Bool = false
+    ) -> String {
         var scalars = Array(String(decoding: line, as: UTF8.self).unicodeScalars)
         if scalars.last == "\r" { scalars.removeLast() }
         let start = min(max(column - 1, 0), scalars.count)
@@ -44,14 +47,14 @@ enum DiagnosticSnippet {
             }
             window = first..<max(last, min(start + 1, shown.count))
         }
-        if window.lowerBound > 0 { text += "…" }
+        if window.lowerBound > 0 || cutBefore { text += "…" }
         for index in window {
             if index == start { caretStart = text.count }
             if index >= start, index < start + length { caretLength += shown[index].count }
             text += shown[index]
         }
         if start >= window.upperBound { caretStart = text.count }
-        if window.upperBound < shown.count { text += "…" }
+        if window.upperBound < shown.count || cutAfter { text += "…" }
         let gutter = String(number)
         let pad = String(repeating: " ", count: gutter.count)
         var carets = String(repeating: "^", count: max(caretLength, 1))

@@ -33,12 +33,14 @@ public struct WorkflowErrors: Error, Sendable, CustomStringConvertible {
         for diagnostic in diagnostics.prefix(Self.printedLimit) {
             lines.append(diagnostic.rendered(colored: colored))
             if snippets, let location = diagnostic.location,
-                let line = sources?.line(location.line, in: diagnostic.file)
+                let excerpt = sources?.excerpt(
+                    line: location.line, column: location.column, in: diagnostic.file,
+                    radius: DiagnosticSnippet.width * 4)
             {
                 lines.append(
                     DiagnosticSnippet.render(
-                        line: line, number: location.line, column: location.column,
-                        colored: colored))
+                        line: excerpt.bytes, number: location.line, column: excerpt.column,
+                        colored: colored, cutBefore: excerpt.cutBefore, cutAfter: excerpt.cutAfter))
             }
         }
         if diagnostics.count > Self.printedLimit {
