@@ -55,7 +55,8 @@ struct CommandLineTests {
         #expect(commandHelp.status == 0)
         #expect(
             commandHelp.stdout.contains(
-                "USAGE: procflow graph [<file>] [--format <format>] [--var <name=value> ...] [--file <file>]"))
+                "USAGE: procflow graph [<file>] [--format <format>] [--var <name=value> ...] [--file <file>]"
+            ))
         #expect(try runProcflow(["graph", "--help"]).stdout == commandHelp.stdout)
     }
 

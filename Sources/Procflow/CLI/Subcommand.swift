@@ -9,6 +9,7 @@ enum Subcommand: String, CaseIterable {
     case export
     case serve
     case cache
+    case completion
     case argoPod = "argo-pod"
 
     /// The command's type.
@@ -22,6 +23,7 @@ enum Subcommand: String, CaseIterable {
         case .export: return ExportCommand.self
         case .serve: return ServeCommand.self
         case .cache: return CacheCommand.self
+        case .completion: return CompletionCommand.self
         case .argoPod: return ArgoPodCommand.self
         }
     }
