@@ -162,3 +162,34 @@ struct DiagnosticDisplayTests {
                 """), "\(result.stderr)")
     }
 }
+
+/// A skip says which part of the condition was false.
+@Suite("Why a condition was false")
+struct ConditionReasonTests {
+    @Test func theDecidingPartIsNamedNeverTheEnvironmentsValue() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "a", "kind": "shell", "run": "echo 0", "output": "json"},
+              {"id": "b", "kind": "shell", "run": "true", "when": {"env": "PF_UNSET"}},
+              {"id": "c", "kind": "shell", "run": "true", "when": {"all": [{"env": "PF_SECRET"}, {"exists": "nope.txt"}]}},
+              {"id": "d", "kind": "shell", "run": "true", "when": {"any": [{"command": "exit 3"}, {"output": {"from": "a"}, "equals": 1}]}},
+              {"id": "e", "kind": "shell", "run": "true", "when": {"not": {"env": "PF_SECRET"}}},
+              {"id": "f", "kind": "shell", "run": "true", "when": {"env": "PF_SECRET", "equals": "guess"}}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let (result, events) = try fixture.events(environment: ["PF_SECRET": "hunter2"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let reasons = reasons(events)
+        #expect(reasons["b"] == "its condition is false: env PF_UNSET is not set")
+        #expect(reasons["c"] == "its condition is false: nope.txt does not exist")
+        #expect(
+            reasons["d"]
+                == "its condition is false: command `exit 3` exited with a non-zero status and the output of a is not 1"
+        )
+        #expect(reasons["e"] == "its condition is false: env PF_SECRET is set")
+        #expect(reasons["f"] == #"its condition is false: env PF_SECRET is not "guess""#)
+        #expect(!result.stdout.contains("hunter2"))
+    }
+}

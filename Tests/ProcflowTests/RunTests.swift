@@ -218,7 +218,12 @@ struct RunTests {
                 "typed": "skipped",
                 "flag": "succeeded",
             ])
-        #expect(reasons(events)["gated"] == "its condition is false")
+        #expect(
+            reasons(events)["gated"] == "its condition is false: env PROCFLOW_TEST_UNSET is not set"
+        )
+        #expect(
+            reasons(events)["typed"]
+                == "its condition is false: the output of flag at /on is not true")
         #expect(reasons(events)["reader"] == "dependency gated was skipped")
     }
 

@@ -8,8 +8,8 @@ import ProcedureKit
 /// `TimeoutObserver`s; a branch is a group that adds the chosen case's procedures once the
 /// value it reads has arrived.
 final class WorkflowBuilder: @unchecked Sendable {
-    // @unchecked Sendable: `nodes`, `environmentInputs` and `readinessClocks` are `Locked`; the
-    // rest is constant.
+    // @unchecked Sendable: `nodes`, `environmentInputs`, `readinessClocks` and `conditions` are
+    // `Locked`; the rest is constant.
 
     struct Settings: Sendable {
         /// The environment every command and condition starts from (procflow's own, the
@@ -61,6 +61,8 @@ final class WorkflowBuilder: @unchecked Sendable {
     private let environmentInputs = Locked([String: ShellProcedure.EnvironmentInputs]())
     /// The clocks of the steps with a mutex, that time their mutex wait.
     private let readinessClocks = Locked([String: ReadinessClock]())
+    /// The `when` of each step that has one, to say which part of it was false.
+    private let conditions = Locked([String: WorkflowCondition]())
 
     init(workflow: Workflow, settings: Settings, events: StepEvents) {
         self.workflow = workflow
@@ -454,6 +456,7 @@ final class WorkflowBuilder: @unchecked Sendable {
             }
             node.addCondition(condition)
             node.addObserver(ConditionCancellation(condition: condition))
+            conditions.withLock { $0[step.id] = condition }
         }
         if let stop = settings.stop, !step.always, step.kind.isLeaf {
             node.addCondition(RunStopCondition(stop))
@@ -493,6 +496,11 @@ final class WorkflowBuilder: @unchecked Sendable {
 
     /// Why the step `id` must not run because of the steps it depends on, judged as its
     /// ``DependencyOutcomeCondition`` judges it; `nil` if nothing stops it.
+    /// Which part of step `id`'s condition made it false, in words; `nil` if it was not.
+    func conditionReason(of id: String) -> String? {
+        conditions.withLock { $0[id] }?.falseReason
+    }
+
     func dependencyProblem(of id: String) -> String? {
         guard let step = step(id) else { return nil }
         return DependencyOutcomeCondition.reason(dependenciesToCheck(step))

@@ -376,7 +376,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         case .succeeded: return "succeeded"
         case .cached: return "up to date"
         case .failed(let message, _): return message
-        case .skippedByCondition: return "its condition is false"
+        case .skippedByCondition:
+            return builder.conditionReason(of: id).map { "its condition is false: \($0)" }
+                ?? "its condition is false"
         case .skipped(let message), .cancelled(let message): return message
         case .dependencyProblem:
             return builder.dependencyProblem(of: id) ?? "a dependency did not give its output"
