@@ -103,9 +103,13 @@ struct IncrementalRunTests {
         #expect(second.statuses == ["gen": "cached", "use": "cached", "other": "cached"])
         let cached = second.events.filter { $0["event"] as? String == "step.cached" }
         #expect(Set(cached.compactMap { $0["step"] as? String }) == ["gen", "use", "other"])
+        // Nothing to do: one line; every step's with --verbose.
         let text = try fixture.run()
-        #expect(text.stdout.contains("gen   ✓ up to date"))
-        #expect(text.stdout.contains("3 cached"))
+        #expect(text.stdout.hasPrefix("procflow: 3 steps up to date ("), "\(text.stdout)")
+        #expect(text.stdout.split(separator: "\n").count == 1, "\(text.stdout)")
+        let verbose = try fixture.run(["--verbose"])
+        #expect(verbose.stdout.contains("gen   ✓ up to date"))
+        #expect(verbose.stdout.contains("3 cached"))
     }
 
     @Test func aSourceEditRunsExactlyTheStepsThatReadIt() throws {

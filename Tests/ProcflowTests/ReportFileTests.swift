@@ -187,7 +187,7 @@ struct ReportFileTests {
         let notRun = events.filter { $0["ph"] as? String == "i" }
         #expect(
             notRun.compactMap { ($0["args"] as? [String: Any])?["reason"] as? String } == [
-                "its condition is false"
+                "its condition is false: command `false` exited with a non-zero status"
             ])
         #expect(
             events.contains {

@@ -22,6 +22,7 @@ struct RunCommand: ParsableCommand {
         case html
         case summary
         case watch
+        case verbose
         case remoteCache = "remote-cache"
         case remoteCacheMode = "remote-cache-mode"
         case remoteCacheHeader = "remote-cache-header"
@@ -90,6 +91,12 @@ struct RunCommand: ParsableCommand {
                     help:
                         "The most stdout kept for a step's text or JSON output; past it the step fails. 16 by default."
                 )
+            case .verbose:
+                return .flag(
+                    rawValue,
+                    help:
+                        "Print every step's line and the summary table even when no step had anything to do (one line otherwise)."
+                ).short("v")
             case .watch:
                 return .flag(
                     rawValue,
@@ -197,6 +204,8 @@ struct RunCommand: ParsableCommand {
     let reports: [(format: ReportFormat, path: String)]
     /// Whether to watch for changes after the run and run again.
     let watch: Bool
+    /// Whether a run with nothing to do prints every line and the table.
+    let verbose: Bool
     /// `--remote-cache`, `--remote-cache-mode` and `--remote-cache-header`, with the
     /// environment's defaults filled in when the command runs.
     let remoteCache: (url: String?, mode: String?, headers: [String], timeout: TimeInterval)
@@ -256,6 +265,7 @@ struct RunCommand: ParsableCommand {
         explain = arguments.isSet(.explain)
         stateDirectoryPath = arguments.value(.stateDir)
         watch = arguments.isSet(.watch)
+        verbose = arguments.isSet(.verbose)
         let remoteTimeout = try arguments.value(.remoteCacheTimeout).map {
             (text) throws(ArgumentError) in
             guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {
@@ -467,7 +477,8 @@ struct RunCommand: ParsableCommand {
             // Durations of earlier runs would plug in here, as the estimate's `history`.
             return TerminalReporter(
                 console: console,
-                estimate: graph.map { ProgressEstimate(graph: $0, concurrency: concurrency) })
+                estimate: graph.map { ProgressEstimate(graph: $0, concurrency: concurrency) },
+                verbose: verbose)
         case .grouped: return GroupedReporter(console: console)
         case .events: return JSONEventReporter(console: console)
         }

@@ -24,6 +24,11 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
     private let queue = DispatchQueue(label: "procflow.terminal")
     private var colors: [String: String] = [:]
     private var prefixWidth = 0
+    /// Whether a run with nothing to do prints its every line and the table too.
+    private let verbose: Bool
+    /// What was held back while every step reported was up to date or skipped: written when
+    /// a step does something, left out for one line when none did; `nil` once written.
+    private var held: String? = ""
     // The live panel's state: nil without a panel.
     private var panel: PanelState?
 
@@ -45,12 +50,18 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
     ///     shows no estimate.
     ///   - livePanel: whether to keep the live panel; by default, when standard output is a
     ///     terminal and `TERM` is not `dumb`.
-    public convenience init(console: Console, livePanel: Bool? = nil) {
-        self.init(console: console, estimate: nil, livePanel: livePanel)
+    ///   - verbose: whether a run with nothing to do prints its lines and the table, instead
+    ///     of one line.
+    public convenience init(console: Console, livePanel: Bool? = nil, verbose: Bool = false) {
+        self.init(console: console, estimate: nil, livePanel: livePanel, verbose: verbose)
     }
 
-    init(console: Console, estimate: ProgressEstimate?, livePanel: Bool? = nil) {
+    init(
+        console: Console, estimate: ProgressEstimate?, livePanel: Bool? = nil,
+        verbose: Bool = false
+    ) {
         self.console = console
+        self.verbose = verbose
         style = Style(enabled: console.outputIsTerminal && console.allowsColor)
         let wanted =
             livePanel ?? (console.outputIsTerminal && console.environment["TERM"] != "dumb")
@@ -64,7 +75,12 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
 
     private func handle(_ event: RunEvent) {
         track(event)
-        let text = text(for: event)
+        var text = text(for: event)
+        switch quiet(for: event, text: text) {
+        case .asUsual: break
+        case .held: return
+        case .write(let replacement): text = replacement
+        }
         if case .workflowFinished = event.kind {
             panel?.timer?.cancel()
             console.write(erasePanel() + (panel?.pending ?? "") + text)
@@ -73,6 +89,42 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             panel!.pending += text
         } else if !text.isEmpty {
             console.write(text)
+        }
+    }
+
+    /// What becomes of an event's text while nothing but up-to-date and skipped steps has
+    /// been reported.
+    private enum Quiet {
+        /// Written as usual.
+        case asUsual
+        /// Held back.
+        case held
+        /// Written as this instead: what was held and the event's text, or, at the end of a
+        /// run in which no step did anything, the one line that says so.
+        case write(String)
+    }
+
+    private func quiet(for event: RunEvent, text: String) -> Quiet {
+        guard let before = held, !verbose else { return .asUsual }
+        switch event.kind {
+        case .workflowStarted, .stepCached, .stepSkipped:
+            held = before + text
+            return .held
+        case .workflowFinished(let summary)
+        where summary.result == .succeeded
+            && summary.rows.allSatisfy({
+                ($0.status == .cached && $0.reason == nil) || $0.status == .skipped
+            }):
+            held = nil
+            let skipped = summary.count(.skipped)
+            var line = "procflow: \(plural(summary.count(.cached), "step")) up to date"
+            if skipped > 0 { line += ", \(skipped) skipped" }
+            return .write(line + " (\(formatDuration(summary.duration)))\n")
+        case _ where text.isEmpty:
+            return .asUsual
+        default:
+            held = nil
+            return .write(before + text)
         }
     }
 
