@@ -193,3 +193,26 @@ struct ConditionReasonTests {
         #expect(!result.stdout.contains("hunter2"))
     }
 }
+
+/// A command the shell cannot find reads as one `argv` cannot.
+@Suite("Commands not found")
+struct CommandNotFoundTests {
+    @Test func throughTheShellAsThroughArgv() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "argv", "kind": "shell", "argv": ["pf-no-such-command", "x"]},
+              {"id": "sh", "kind": "shell", "run": "true\\npf-no-such-command --flag"},
+              {"id": "bash", "kind": "shell", "shell": "bash", "run": "pf-no-such-command"},
+              {"id": "other", "kind": "shell", "run": "exit 127"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let (_, events) = try fixture.events()
+        let reasons = reasons(events)
+        #expect(reasons["argv"] == "command not found: pf-no-such-command")
+        #expect(reasons["sh"] == "command not found: pf-no-such-command (line 2)")
+        #expect(reasons["bash"] == "command not found: pf-no-such-command (line 1)")
+        #expect(reasons["other"] == "exited with status 127")
+    }
+}

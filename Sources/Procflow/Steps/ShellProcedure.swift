@@ -275,6 +275,10 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
                 StepError(
                     .signaled(signal), "killed by \(SignalName.describe(signal))",
                     stderrTail: tail))
+        case .exited(127) where notFound(in: tail) != nil:
+            // What sh and bash say of a command they cannot find, as an argv's is said.
+            return .failure(
+                StepError(.exited(127), notFound(in: tail)!, stderrTail: tail))
         case .exited(let code) where code != 0:
             return .failure(
                 StepError(.exited(code), "exited with status \(code)", stderrTail: tail))
@@ -290,6 +294,16 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
         case .exited:
             return value(of: outcome.captured, as: output, stderrTail: tail)
         }
+    }
+
+    /// "command not found: NAME (line N)" when the last line of stderr is a shell's saying so:
+    /// `/bin/sh: 2: NAME: not found` (dash), `bash: line 2: NAME: command not found`.
+    static func notFound(in tail: [String]) -> String? {
+        guard let last = tail.last,
+            let match = last.wholeMatch(
+                of: /[^:]*: (?:line )?([0-9]+): (.+): (?:command )?not found/)
+        else { return nil }
+        return "command not found: \(match.output.2) (line \(match.output.1))"
     }
 
     /// Stdout as the step's output: nothing, the text exactly as written, or JSON.
