@@ -8,7 +8,8 @@ let package = Package(
         .executable(name: "procflow", targets: ["procflow"]),
     ],
     targets: [
-        .target(name: "ProcedureKit"),
+        // Its guide, beside its code.
+        .target(name: "ProcedureKit", exclude: ["README.md"]),
         // dlopen is in libdl before glibc 2.34 (an empty archive since).
         .target(name: "CProcflow", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "Procflow", dependencies: ["ProcedureKit", "CProcflow"]),

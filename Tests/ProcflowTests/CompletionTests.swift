@@ -58,7 +58,7 @@ struct CompletionTests {
         // The default file's steps, and the workflow files here.
         #expect(
             try Self.complete("procflow run ", in: directory)
-                == ["greet", "in-ci", "other.json", "procflow.json", "shout", "sub"])
+                == ["count", "greet", "in-ci", "other.json", "procflow.json", "shout", "sub"])
         #expect(try Self.complete("procflow run sh", in: directory) == ["shout"])
         #expect(try Self.complete("procflow run --only g", in: directory) == ["greet"])
         // The file named first, or with -f.

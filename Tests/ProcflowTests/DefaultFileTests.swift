@@ -31,7 +31,7 @@ struct DefaultFileTests {
         let validate = try runProcflow(["validate"], in: directory)
         #expect(validate.status == 0, "\(validate.stderr)")
         #expect(
-            validate.stdout.hasPrefix("procflow.json: valid workflow \"starter\": 3 procedures"))
+            validate.stdout.hasPrefix("procflow.json: valid workflow \"starter\": 4 procedures"))
         let again = try runProcflow(["init"], in: directory)
         #expect(again.status == 2)
         #expect(

@@ -57,7 +57,7 @@ struct InitCommand: ParsableCommand {
         return CommandLineTool.ExitStatus.success
     }
 
-    /// The starter: three steps that show order, a wire and a condition.
+    /// The starter: four steps that show order, a wire, an incremental step and a condition.
     static let starter = """
         // A procflow workflow: JSON with comments and trailing commas.
         // Run it with `procflow run`, check it with `procflow validate`,
@@ -71,6 +71,11 @@ struct InitCommand: ParsableCommand {
 
             // Takes greet's output on stdin (a wire), so it runs after greet.
             {"id": "shout", "kind": "shell", "input": {"from": "greet"}, "run": "tr a-z A-Z"},
+
+            // Incremental: it runs again only when a file in "sources" changed or one in
+            // "generates" is missing; otherwise it is up to date.
+            {"id": "count", "kind": "shell", "run": "cat *.json | wc -l > lines.txt",
+             "sources": ["*.json"], "generates": ["lines.txt"]},
 
             // Runs after greet, and only where the environment variable CI is set.
             {"id": "in-ci", "kind": "shell", "dependsOn": ["greet"], "when": {"env": "CI"},
