@@ -339,3 +339,40 @@ struct ReportFileTests {
         #expect(try String(contentsOf: file, encoding: .utf8) == text)
     }
 }
+
+/// The reports show what each step gave the next.
+@Suite("Values in reports")
+struct ReportValueTests {
+    @Test func theSummaryAndThePageShowEachStepsValue() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "text", "kind": "shell", "run": "printf 'a <b> & c'", "output": "text"},
+              {"id": "json", "kind": "shell", "run": "printf '{\\"tag\\": \\"v1\\", \\"n\\": [1, 2]}'", "output": "json"},
+              {"id": "long", "kind": "shell", "run": "head -c 10000 /dev/zero | tr '\\\\0' x", "output": "text"},
+              {"id": "none", "kind": "shell", "run": "echo not a value"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let result = try fixture.run(["--summary", "summary.json", "--html", "report.html"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let document =
+            try JSONSerialization.jsonObject(
+                with: Data((fixture.contents("summary.json") ?? "").utf8)) as? [String: Any]
+        var values: [String: [String: Any]] = [:]
+        for step in document?["steps"] as? [[String: Any]] ?? [] {
+            if let value = step["value"] as? [String: Any] { values[step["id"] as! String] = value }
+        }
+        #expect(Set(values.keys) == ["text", "json", "long"])
+        #expect(values["text"]?["text"] as? String == "a <b> & c")
+        #expect(values["text"]?["format"] as? String == "text")
+        #expect(values["json"]?["text"] as? String == #"{"n":[1,2],"tag":"v1"}"#)
+        #expect(values["json"]?["cut"] as? Bool == false)
+        #expect((values["long"]?["text"] as? String)?.count == 4096)
+        #expect(values["long"]?["bytes"] as? Int == 10000)
+        #expect(values["long"]?["cut"] as? Bool == true)
+        let page = fixture.contents("report.html") ?? ""
+        #expect(page.contains(#"<pre class="value">a &lt;b&gt; &amp; c</pre>"#))
+        #expect(page.contains("value (text, 10000 bytes, its first 4 KiB):"))
+    }
+}

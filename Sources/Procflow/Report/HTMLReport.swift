@@ -92,6 +92,13 @@ enum HTMLReport {
         let counts = step.log.lineCounts.values.reduce(0, +)
         if counts > 0 { title += " · \(plural(counts, "line"))" }
         html += "\(title.markupEscaped())</summary>\n"
+        if let value = step.value {
+            var heading = "value (\(value.format.rawValue), \(formatBytes(value.bytes))"
+            if value.isCut { heading += ", its first \(formatBytes(value.text.utf8.count))" }
+            html += "<p class=\"value\">\(heading.markupEscaped())):</p>"
+            html +=
+                "<pre class=\"value\">\(value.text.markupEscaped())\(value.isCut ? "…" : "")</pre>\n"
+        }
         let log = step.log
         let kept = log.keptLines
         if counts == 0 {

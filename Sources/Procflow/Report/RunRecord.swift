@@ -43,6 +43,8 @@ struct RunRecord {
         var log = StepLog()
         /// The last lines of its stderr, for a failure.
         var stderrTail: [String] = []
+        /// The value it gave other steps, as the runner kept it.
+        var value: RunSummary.ValuePreview?
 
         var id: String { node.id }
     }
@@ -209,6 +211,7 @@ struct RunRecord {
             guard let position = positions[row.id] else { continue }
             steps[position].status = row.status
             steps[position].reason = row.reason
+            steps[position].value = row.value
             if steps[position].duration == nil { steps[position].duration = row.duration }
         }
     }

@@ -11,8 +11,13 @@ import Foundation
 ///             "started": 0.012, "duration": 3.2,
 ///             "attempts": [{"attempt": 1, "started": 0.012, "duration": 1.1, "reason": "..."}],
 ///             "waits": [{"wait": "mutex", "started": 0.002, "duration": 0.01}],
-///             "output": {"stdout": {"lines": 10, "bytes": 312}, "stderr": {"lines": 1, "bytes": 20}}}]}
+///             "output": {"stdout": {"lines": 10, "bytes": 312}, "stderr": {"lines": 1, "bytes": 20}},
+///             "value": {"format": "json", "text": "{\"tag\":\"v1\"}", "bytes": 12, "cut": false}}]}
 /// ```
+///
+/// `value` is the output the step gave other steps (a step with `output`, when it gave one):
+/// text as it is, JSON as compact JSON text, its first 4 KiB when longer (`cut`), with the size
+/// of the whole.
 ///
 /// Steps are in file order, depth first. `started` of a step, an attempt or a wait is seconds
 /// from the start of the run; `duration` is seconds. `description`, `reason`, `started` and
@@ -74,6 +79,12 @@ enum SummaryReport {
             ])
         }
         object["output"] = .object(output)
+        if let value = step.value {
+            object["value"] = .object([
+                "format": .string(value.format.rawValue), "text": .string(value.text),
+                "bytes": .number(Double(value.bytes)), "cut": .bool(value.isCut),
+            ])
+        }
         return .object(object)
     }
 

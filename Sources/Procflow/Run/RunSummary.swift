@@ -14,6 +14,40 @@ public struct RunSummary: Sendable {
         public var duration: TimeInterval?
         /// Why it failed or was skipped.
         public var reason: String?
+        /// The value it gave other steps, if it gave one: its start, and its size.
+        public var value: ValuePreview? = nil
+    }
+
+    /// A step's output value as the reports show it: text as it is, JSON as compact JSON text,
+    /// cut to ``limit`` bytes (at a character's start).
+    public struct ValuePreview: Sendable, Equatable {
+        /// The most bytes of a value kept.
+        public static let limit = 4096
+
+        /// `text` or `json`.
+        public var format: OutputFormat
+        /// The value's text, or its start.
+        public var text: String
+        /// The size of its whole text, in bytes.
+        public var bytes: Int
+        /// Whether `text` is only its start.
+        public var isCut: Bool { text.utf8.count < bytes }
+
+        /// The preview of `value`, given in `format`.
+        public init(_ value: JSONValue, format: OutputFormat) {
+            self.format = format
+            let whole = format == .json ? JSONWriter.string(value) : value.text
+            bytes = whole.utf8.count
+            guard bytes > Self.limit else {
+                text = whole
+                return
+            }
+            var end = whole.utf8.index(whole.utf8.startIndex, offsetBy: Self.limit)
+            while end > whole.utf8.startIndex, UTF8.isContinuation(whole.utf8[end]) {
+                end = whole.utf8.index(before: end)
+            }
+            text = String(whole.utf8[..<end])!
+        }
     }
 
     /// How the whole run ended.

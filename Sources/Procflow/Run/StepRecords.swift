@@ -14,10 +14,16 @@ final class StepRecords: Sendable {
         var attemptStarted: Date?
         var duration: TimeInterval?
         var reason: String?
+        var value: RunSummary.ValuePreview?
     }
+
+    /// The most bytes of value previews kept for the whole run: past it, the rest go
+    /// unrecorded, so that a hundred thousand steps with outputs stay bounded.
+    static let valueBudget = 8 << 20
 
     private struct State {
         var records: [String: Record] = [:]
+        var valueBytes = 0
         /// The steps made as the run went, by the id of the step they were made for, in the
         /// order made.
         var added: [String: [String]] = [:]
@@ -79,6 +85,15 @@ final class StepRecords: Sendable {
         }
     }
 
+    /// Keeps the preview of the value `id` gave, while the run's budget for them lasts.
+    func keep(_ id: String, value: RunSummary.ValuePreview) {
+        state.withLock { state in
+            guard state.valueBytes + value.text.utf8.count <= Self.valueBudget else { return }
+            state.valueBytes += value.text.utf8.count
+            state.records[id]?.value = value
+        }
+    }
+
     /// Adds steps made for the step that holds them (the last of their path), pending.
     func add(_ steps: [(id: String, path: [String])]) {
         guard let owner = steps.first?.path.last else { return }
@@ -123,7 +138,7 @@ final class StepRecords: Sendable {
                 let record = state.records[id]!
                 return RunSummary.Row(
                     id: id, path: record.path, status: record.status, duration: record.duration,
-                    reason: record.reason)
+                    reason: record.reason, value: record.value)
             }
         }
     }

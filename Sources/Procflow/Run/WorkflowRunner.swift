@@ -344,6 +344,12 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             (kind, status) = (.stepCancelled(reason: message, duration: duration), .cancelled)
         }
         records.settle(id, status, reason: reason)
+        if status == .succeeded || status == .cached, let format = builder.step(id)?.outputFormat,
+            format != .none,
+            let value = (procedure as? any OutputProcedure<JSONValue>)?.output.value?.value
+        {
+            records.keep(id, value: RunSummary.ValuePreview(value, format: format))
+        }
         emit(step: id, kind)
         if case .branch = builder.step(id)?.kind {
             // Cases a branch never chose are never built: their steps are reported with it.
