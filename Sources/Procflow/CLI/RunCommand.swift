@@ -330,6 +330,7 @@ struct RunCommand: ParsableCommand {
         let workflow = chosenTargets.isEmpty ? loaded : loaded.restricted(to: chosenTargets)
         if dryRun {
             let plan = Plan(workflow, cache: force ? nil : cache)
+            let console = console.masking(Self.masker(of: loaded, console: console))
             console.write(output == .events ? plan.json : plan.text)
             return CommandLineTool.ExitStatus.success
         }
@@ -438,7 +439,16 @@ struct RunCommand: ParsableCommand {
         started: (WorkflowRunner) -> Void
     ) -> (runner: WorkflowRunner, summary: RunSummary, reportsFailed: Bool) {
         let graph = WorkflowGraph(workflow)
-        let files = ReportFiles(graph: graph, files: reports, environment: console.environment)
+        let masker = Self.masker(of: workflow, console: console)
+        if !masker.isEmpty, console.environment["GITHUB_ACTIONS"] == "true" {
+            // GitHub masks them in its log too, from here on.
+            console.write(
+                SecretMasker.githubMaskCommands(
+                    for: workflow.secretValues(in: console.environment)))
+        }
+        let console = console.masking(masker)
+        let files = ReportFiles(
+            graph: graph, files: reports, environment: console.environment, masker: masker)
         let main = reporter(
             console: console, graph: graph, concurrency: session.concurrency(for: workflow))
         let (runner, summary) = session.execute(
@@ -447,6 +457,12 @@ struct RunCommand: ParsableCommand {
             note: { console.writeError("procflow: \($0)\n") })
         for failure in files.failures { console.writeError("error: \(failure)\n") }
         return (runner, summary, !files.failures.isEmpty)
+    }
+
+    /// What masks `workflow`'s secrets in what the run writes: their values in the file and in
+    /// the environment the run is given.
+    static func masker(of workflow: Workflow, console: Console) -> SecretMasker {
+        SecretMasker(values: workflow.secretValues(in: console.environment))
     }
 
     /// The exit status of a run that went as `summary` says.

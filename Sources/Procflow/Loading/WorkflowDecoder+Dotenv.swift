@@ -3,20 +3,24 @@ extension WorkflowDecoder {
     /// The variables of the dotenv files listed at `pointer`, in order: each entry a path
     /// (relative to the workflow file), or `{"path": …, "optional": true}` for one that may be
     /// missing.
-    func decodeDotenv(_ node: JSONNode, at pointer: JSONPointer) -> [(
-        name: String, value: String
-    )] {
+    /// The variables of the dotenv files `node` lists, and the names of those of the files
+    /// marked `secret`.
+    func decodeDotenv(_ node: JSONNode, at pointer: JSONPointer) -> (
+        variables: [(name: String, value: String)], secrets: Set<String>
+    ) {
         guard case .array(let entries) = node.value else {
             report.error(
                 "expected an array of dotenv files, found \(node.typeDescription)",
                 at: node.offset, pointer)
-            return []
+            return ([], [])
         }
         var variables: [(name: String, value: String)] = []
+        var secrets: Set<String> = []
         for (position, entry) in entries.enumerated() {
             let at = pointer.appending(position)
             var path: String?
             var optional = false
+            var secret = false
             if case .string(let text) = entry.value {
                 path = report.substitute(text, at: entry.offset, at)
             } else if var object = ObjectReader(
@@ -24,12 +28,15 @@ extension WorkflowDecoder {
             {
                 path = object.string("path", required: true, nonEmpty: true, substitute: true)
                 optional = object.bool("optional") ?? false
-                object.reportUnread(in: "a dotenv entry", allowed: ["path", "optional"])
+                secret = object.bool("secret") ?? false
+                object.reportUnread(in: "a dotenv entry", allowed: ["path", "optional", "secret"])
             }
             guard let path else { continue }
-            variables += readDotenv(path, optional: optional, at: entry.offset, at)
+            let read = readDotenv(path, optional: optional, at: entry.offset, at)
+            if secret { secrets.formUnion(read.map(\.name)) }
+            variables += read
         }
-        return variables
+        return (variables, secrets)
     }
 
     func readDotenv(_ path: String, optional: Bool, at offset: Int, _ pointer: JSONPointer)

@@ -24,24 +24,26 @@ extension WorkflowDecoder {
     /// The steps the files listed at `pointer` bring, each file's as a group named by its
     /// `as` with ids prefixed `as.`, and the variables of their dotenv files.
     func decodeIncludes(_ node: JSONNode, at pointer: JSONPointer) -> (
-        steps: [Step], dotenv: [(name: String, value: String)]
+        steps: [Step], dotenv: [(name: String, value: String)], secrets: Set<String>
     ) {
         guard case .array(let entries) = node.value else {
             report.error(
                 "expected an array of includes, found \(node.typeDescription)", at: node.offset,
                 pointer)
-            return ([], [])
+            return ([], [], [])
         }
         var steps: [Step] = []
         var dotenv: [(name: String, value: String)] = []
+        var secrets: Set<String> = []
         for (position, entry) in entries.enumerated() {
             guard let include = decodeInclude(entry, at: pointer.appending(position)),
                 let included = load(include)
             else { continue }
             steps.append(included.group)
             dotenv += included.dotenv
+            secrets.formUnion(included.secrets)
         }
-        return (steps, dotenv)
+        return (steps, dotenv, secrets)
     }
 
     private func decodeInclude(_ node: JSONNode, at pointer: JSONPointer) -> Include? {
@@ -80,8 +82,9 @@ extension WorkflowDecoder {
 
     /// Reads, parses and decodes the included file, with its own includes; its problems are
     /// reported in it.
-    private func load(_ include: Include) -> (group: Step, dotenv: [(name: String, value: String)])?
-    {
+    private func load(_ include: Include) -> (
+        group: Step, dotenv: [(name: String, value: String)], secrets: Set<String>
+    )? {
         let full = resolve(include.path, in: directory(of: report.file))
         let canonical = WorkflowLoader.canonicalPath(full)
         let chain = (report.includeChain + [canonical]).map { lastComponent($0) }
@@ -126,7 +129,7 @@ extension WorkflowDecoder {
             dependsOn: [], input: nil, when: nil, mutex: [], retry: nil, timeout: nil,
             continueOnError: false, always: false, pointer: include.pointer,
             offset: include.offset)
-        return (group, workflow.dotenv)
+        return (group, workflow.dotenv, workflow.secrets)
     }
 
     /// Reads and parses the included file, nested `depth` levels deep; reports, at the

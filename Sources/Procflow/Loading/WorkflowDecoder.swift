@@ -34,7 +34,12 @@ struct WorkflowDecoder {
             variables.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         let environment =
             object.stringMap("env", names: .environmentVariable, substitute: true) ?? []
-        let dotenv = object.node("dotenv").map { decodeDotenv($0.node, at: $0.pointer) } ?? []
+        let (dotenv, secretFiles) =
+            object.node("dotenv").map { decodeDotenv($0.node, at: $0.pointer) } ?? ([], [])
+        var secrets = secretFiles
+        if let (node, pointer) = object.node("secrets") {
+            secrets.formUnion(decodeSecrets(node, at: pointer))
+        }
         let maxConcurrency = object.integer("maxConcurrency", in: 1...10_000)
         let cacheKey = decodeCacheKey(&object)
         let defaults = decodePlacement(&object)
@@ -51,12 +56,40 @@ struct WorkflowDecoder {
             let included = decodeIncludes(node, at: pointer)
             steps += included.steps
             dotenvVariables += included.dotenv
+            secrets.formUnion(included.secrets)
         }
         object.reportUnread(in: "the workflow", allowed: WorkflowFields.topLevelFields)
-        return Workflow(
+        var workflow = Workflow(
             path: report.file, name: name, description: description, variables: variables,
             environment: environment, dotenv: dotenvVariables, maxConcurrency: maxConcurrency,
             cacheKey: cacheKey, executor: defaults.executor, steps: steps)
+        workflow.secrets = secrets
+        return workflow
+    }
+
+    /// `secrets`: names of variables, `env` entries, dotenv entries or environment variables.
+    private func decodeSecrets(_ node: JSONNode, at pointer: JSONPointer) -> Set<String> {
+        guard case .array(let items) = node.value else {
+            report.error(
+                "expected an array of names, found \(node.typeDescription)", at: node.offset,
+                pointer)
+            return []
+        }
+        var names: Set<String> = []
+        for (position, item) in items.enumerated() {
+            guard case .string(let name) = item.value else {
+                report.error(
+                    "expected a name, found \(item.typeDescription)", at: item.offset,
+                    pointer.appending(position))
+                continue
+            }
+            if let problem = NamePattern.environmentVariable.problem(with: name) {
+                report.error(problem, at: item.offset, pointer.appending(position))
+                continue
+            }
+            names.insert(name)
+        }
+        return names
     }
 
     func decodeSteps(_ node: JSONNode, at pointer: JSONPointer, requireSome: Bool) -> [Step] {

@@ -3,7 +3,7 @@
 enum WorkflowFields {
     static let topLevelFields = [
         "$schema", "version", "name", "description", "vars", "env", "dotenv", "include",
-        "maxConcurrency", "cacheKey", "executor", "resources", "slurm", "procedures",
+        "maxConcurrency", "cacheKey", "executor", "resources", "slurm", "procedures", "secrets",
     ]
 
     static let commonFields = [

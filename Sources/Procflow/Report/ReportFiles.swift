@@ -10,17 +10,21 @@ final class ReportFiles: Reporter, @unchecked Sendable {
 
     private let files: [(format: ReportFormat, path: String)]
     private let stepSummary: String?
+    /// What is masked in every report.
+    private let masker: SecretMasker
     private var record: RunRecord
     private var problems: [String] = []
 
     /// - Parameters:
     ///   - files: the reports to write, and where.
     ///   - environment: where GitHub Actions is found.
+    ///   - masker: the secrets' values, masked in every report.
     init(
         graph: WorkflowGraph, files: [(format: ReportFormat, path: String)],
-        environment: [String: String]
+        environment: [String: String], masker: SecretMasker = SecretMasker(values: [])
     ) {
         self.files = files
+        self.masker = masker
         record = RunRecord(graph: graph)
         let summary = environment["GITHUB_STEP_SUMMARY"] ?? ""
         stepSummary = environment["GITHUB_ACTIONS"] == "true" && !summary.isEmpty ? summary : nil
@@ -38,12 +42,15 @@ final class ReportFiles: Reporter, @unchecked Sendable {
         guard case .workflowFinished = event.kind else { return }
         for (format, path) in files {
             do {
-                try POSIXIO.writeAtomically(Array(format.render(record).utf8), to: path)
+                let text = masker.mask(format.render(record))
+                try POSIXIO.writeAtomically(Array(text.utf8), to: path)
             } catch {
                 problems.append("the \(format.rawValue) report was not written: \(error.message)")
             }
         }
-        if let stepSummary { append(StepSummaryMarkdown.render(record), to: stepSummary) }
+        if let stepSummary {
+            append(masker.mask(StepSummaryMarkdown.render(record)), to: stepSummary)
+        }
     }
 
     private func append(_ text: String, to path: String) {

@@ -16,6 +16,10 @@ public struct Workflow: Sendable {
     /// The variables of the workflow's dotenv files, in the order read: for every command,
     /// under procflow's own environment (which wins) and the workflow's `vars` and `env`.
     public var dotenv: [(name: String, value: String)] = []
+    /// The names whose values are secrets (`secrets`, and every name of a dotenv file marked
+    /// `secret`), in this file and the files it includes: their values are masked wherever
+    /// procflow writes.
+    public var secrets: Set<String> = []
     /// How many steps may run at once; `nil` for the default.
     public var maxConcurrency: Int?
     /// What every incremental step's result depends on besides its files (`cacheKey`).

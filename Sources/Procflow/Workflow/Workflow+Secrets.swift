@@ -1,0 +1,22 @@
+extension Workflow {
+    /// The values of the workflow's ``secrets``: each name's values in its variables, `env`
+    /// and dotenv files, in its steps' `env` (an included file's variables and `env` reach its
+    /// steps there), and in `environment`, the process's, which commands inherit.
+    public func secretValues(in environment: [String: String]) -> [String] {
+        guard !secrets.isEmpty else { return [] }
+        var values: Set<String> = []
+        for (name, value) in variables + self.environment + dotenv where secrets.contains(name) {
+            values.insert(value)
+        }
+        for name in secrets {
+            if let value = environment[name] { values.insert(value) }
+        }
+        forEachStep { place in
+            guard case .shell(let shell) = place.step.kind else { return }
+            for (name, value) in shell.environment where secrets.contains(name) {
+                values.insert(value)
+            }
+        }
+        return values.sorted()
+    }
+}
