@@ -3,12 +3,6 @@ import Testing
 
 @testable import Procflow
 
-/// Durations as earlier runs would have kept them.
-private struct KnownDurations: StepDurations {
-    let durations: [String: TimeInterval]
-    func expectedDuration(of id: String) -> TimeInterval? { durations[id] }
-}
-
 @Suite("The time left")
 struct ProgressEstimateTests {
 
@@ -56,7 +50,7 @@ struct ProgressEstimateTests {
     }
 
     @Test func durationsOfEarlierRunsTakePrecedence() {
-        let history = KnownDurations(durations: ["c": 1, "d": 1, "inner": 1, "last": 1])
+        let history = KnownStepDurations(durations: ["c": 1, "d": 1, "inner": 1, "last": 1])
         var estimate = ProgressEstimate(graph: graph, concurrency: 8, history: history)
         estimate.started("a", at: start)
         estimate.finished("a", at: start.addingTimeInterval(10))
@@ -72,5 +66,78 @@ struct ProgressEstimateTests {
             estimate.finished(id, at: start.addingTimeInterval(4))
         }
         #expect(estimate.remaining(at: start.addingTimeInterval(5)) == 0)
+    }
+
+    /// A second run of a workflow with known step times: the estimate made at its start, from
+    /// the durations the first run kept in the state directory, against how long it took.
+    @Test func aSecondRunIsEstimatedFromTheFirstsDurations() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "a", "kind": "shell", "run": "sleep 0.6"},
+              {"id": "b", "kind": "shell", "run": "sleep 0.4", "dependsOn": ["a"]},
+              {"id": "c", "kind": "shell", "run": "sleep 0.3"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let first = try fixture.run(["--max-concurrent", "2"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let path = fixture.directory.appendingPathComponent("flow.json").path
+        let directory = StateDirectory.beside(workflow: path)
+        let kept = StepDurationsFile(directory: directory, workflowFile: path).load()
+        #expect(Set(kept.keys) == ["a", "b", "c"])
+        #expect(kept["a"].map { $0 >= 0.6 } == true)
+        let workflow = try WorkflowLoader.load(path: path)
+        let estimate = ProgressEstimate(
+            graph: WorkflowGraph(workflow), concurrency: 2,
+            history: KnownStepDurations(durations: kept))
+        let started = Date()
+        let predicted = try #require(estimate.remaining(at: started))
+        let second = try fixture.run(["--max-concurrent", "2"])
+        #expect(second.status == 0)
+        let actual = Date().timeIntervalSince(started)
+        // The critical path a → b, 1.0 s of sleeping; procflow's own start-up and the steps'
+        // process starts come on top of the estimate.
+        #expect(predicted >= 1.0 && predicted < 1.3, "predicted \(predicted) s")
+        #expect(abs(actual - predicted) < 0.5, "predicted \(predicted) s, took \(actual) s")
+        // --no-cache neither reads nor writes them.
+        let untouched = try String(
+            contentsOfFile: directory.durations(for: path), encoding: .utf8)
+        _ = try fixture.run(["--no-cache"])
+        #expect(
+            try String(contentsOfFile: directory.durations(for: path), encoding: .utf8)
+                == untouched)
+    }
+
+    @Test func aDamagedDurationsFileIsIgnored() throws {
+        let fixture = try WorkflowFixture(
+            #"{"procedures": [{"id": "a", "kind": "shell", "run": "true"}]}"#)
+        defer { fixture.remove() }
+        let path = fixture.directory.appendingPathComponent("flow.json").path
+        let file = StepDurationsFile(
+            directory: StateDirectory.beside(workflow: path), workflowFile: path)
+        try file.record(["a": 1.5, "gone": 2], keeping: ["a"])
+        #expect(file.load() == ["a": 1.5])
+        try Data("{not json".utf8).write(to: URL(fileURLWithPath: file.path))
+        #expect(file.load() == [:])
+        let run = try fixture.run()
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(file.load().keys.sorted() == ["a"])
+    }
+
+    @Test func inCIOutputIsGroupedUnlessAsked() throws {
+        let fixture = try WorkflowFixture(
+            #"{"procedures": [{"id": "a", "kind": "shell", "run": "echo hi"}]}"#)
+        defer { fixture.remove() }
+        for variable in ["GITHUB_ACTIONS", "GITLAB_CI"] {
+            let grouped = try fixture.run(["--no-cache"], environment: [variable: "true"])
+            #expect(grouped.stdout.contains("hi\n"), "\(variable)")
+            #expect(!grouped.stdout.contains("a started"), "\(variable): \(grouped.stdout)")
+        }
+        let prefixed = try fixture.run(
+            ["--no-cache", "--output", "prefixed"], environment: ["GITHUB_ACTIONS": "true"])
+        #expect(prefixed.stdout.contains("a started"))
+        let plain = try fixture.run(["--no-cache"])
+        #expect(plain.stdout.contains("a started"))
     }
 }

@@ -52,8 +52,8 @@ struct SecretTests {
         var outputs: [(String, String)] = []
         for arguments in [
             [
-                "--explain", "--junit", "junit.xml", "--trace", "trace.json", "--html", "r.html",
-                "--summary", "summary.json",
+                "--explain", "--output", "prefixed", "--junit", "junit.xml", "--trace",
+                "trace.json", "--html", "r.html", "--summary", "summary.json",
             ],
             ["--events", "json", "--no-cache"],
             ["--output", "grouped", "--no-cache"],

@@ -192,7 +192,8 @@ struct RunCommand: ParsableCommand {
     let targets: [String]
     /// `--only`'s procedure, a target too.
     let only: String?
-    let output: OutputMode
+    /// `--output` or `--events`, when given.
+    let chosenOutput: OutputMode?
     let gracePeriod: TimeInterval?
     /// In bytes.
     let captureLimit: Int?
@@ -253,9 +254,9 @@ struct RunCommand: ParsableCommand {
             )
         }
         // The parser has checked both values against their choices.
-        output =
+        chosenOutput =
             arguments.has(.events)
-            ? .events : arguments.value(.output).flatMap(OutputMode.init(rawValue:)) ?? .prefixed
+            ? .events : arguments.value(.output).flatMap(OutputMode.init(rawValue:))
         failFast = arguments.isSet(.failFast)
         dryRun = arguments.isSet(.dryRun)
         self.targets = targets
@@ -331,7 +332,7 @@ struct RunCommand: ParsableCommand {
         if dryRun {
             let plan = Plan(workflow, cache: force ? nil : cache)
             let console = console.masking(Self.masker(of: loaded, console: console))
-            console.write(output == .events ? plan.json : plan.text)
+            console.write(output(on: console) == .events ? plan.json : plan.text)
             return CommandLineTool.ExitStatus.success
         }
         let signals = Locked<SignalForwarding?>(nil)
@@ -449,14 +450,46 @@ struct RunCommand: ParsableCommand {
         let console = console.masking(masker)
         let files = ReportFiles(
             graph: graph, files: reports, environment: console.environment, masker: masker)
+        let durations = durationsFile(of: workflow)
         let main = reporter(
-            console: console, graph: graph, concurrency: session.concurrency(for: workflow))
+            console: console, graph: graph, concurrency: session.concurrency(for: workflow),
+            history: KnownStepDurations(durations: durations?.load() ?? [:]))
         let (runner, summary) = session.execute(
             workflow, cache: cache, reporters: [main] + (files.isNeeded ? [files] : []),
             started: started, warn: warn(console),
             note: { console.writeError("procflow: \($0)\n") })
         for failure in files.failures { console.writeError("error: \(failure)\n") }
+        if let durations {
+            var ran: [String: Double] = [:]
+            for row in summary.rows where row.status == .succeeded {
+                if let duration = row.duration { ran[row.id] = duration }
+            }
+            do {
+                try durations.record(ran, keeping: Set(summary.rows.map(\.id)))
+            } catch {
+                warn(console)("the steps' durations were not kept: \(error.message)")
+            }
+        }
         return (runner, summary, !files.failures.isEmpty)
+    }
+
+    /// Where the durations of `workflow`'s steps are kept between runs, for the live panel's
+    /// estimate; `nil` with `--no-cache` (no state directory is read or written) or a state
+    /// directory not to be used.
+    func durationsFile(of workflow: Workflow) -> StepDurationsFile? {
+        let directory = stateDirectory()
+        guard !noCache, directory.refusal() == nil else { return nil }
+        return StepDurationsFile(directory: directory, workflowFile: workflow.path)
+    }
+
+    /// How the run prints on `console`: as asked; else, in CI (GitHub Actions, GitLab CI) with
+    /// standard output not a terminal, grouped blocks, which keep a log readable; else
+    /// prefixed lines.
+    func output(on console: Console) -> OutputMode {
+        if let chosenOutput { return chosenOutput }
+        let environment = console.environment
+        let inCI = environment["GITHUB_ACTIONS"] == "true" || environment["GITLAB_CI"] == "true"
+        return inCI && !console.outputIsTerminal ? .grouped : .prefixed
     }
 
     /// What masks `workflow`'s secrets in what the run writes: their values in the file and in
@@ -485,15 +518,17 @@ struct RunCommand: ParsableCommand {
 
     /// The reporter `--output` and `--events` ask for; the terminal's estimates the time left
     /// along `graph`, when there is one.
-    private func reporter(console: Console, graph: WorkflowGraph?, concurrency: Int)
-        -> any Reporter
-    {
-        switch output {
+    private func reporter(
+        console: Console, graph: WorkflowGraph?, concurrency: Int,
+        history: any StepDurations = NoStepDurations()
+    ) -> any Reporter {
+        switch output(on: console) {
         case .prefixed:
-            // Durations of earlier runs would plug in here, as the estimate's `history`.
             return TerminalReporter(
                 console: console,
-                estimate: graph.map { ProgressEstimate(graph: $0, concurrency: concurrency) },
+                estimate: graph.map {
+                    ProgressEstimate(graph: $0, concurrency: concurrency, history: history)
+                },
                 verbose: verbose)
         case .grouped: return GroupedReporter(console: console)
         case .events: return JSONEventReporter(console: console)

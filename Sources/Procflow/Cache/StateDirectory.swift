@@ -17,6 +17,8 @@
 ///                          held while a run merges its index into the file
 ///   build.json-1a2b3c4d5e6f.uptodate
 ///                          the up-to-date snapshot: what a run that found nothing to do saw
+///   build.json-1a2b3c4d5e6f.durations
+///                          how long each step took when it last succeeded, for the estimate
 ///   history/abcdef…        earlier runs of one step with one set of inputs, by their digest
 ///                          (a step's last run is in the index)
 ///   objects/abcdef…        generated files, by the digest of their content
@@ -70,6 +72,11 @@ public struct StateDirectory: Sendable {
     /// The lock of the index of `file`.
     func lock(for file: String) -> String {
         prefix(for: file) + ".lock"
+    }
+
+    /// The durations of the steps of `file` when they last succeeded.
+    func durations(for file: String) -> String {
+        prefix(for: file) + ".durations"
     }
 
     /// The up-to-date snapshot of `file`.

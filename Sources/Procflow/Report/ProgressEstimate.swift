@@ -1,11 +1,7 @@
 import Foundation
 
-/// How long steps are expected to take, by id: where the durations of earlier runs plug in.
-///
-/// procflow keeps no durations between runs yet: the incremental runs of issue 11 will keep a
-/// state directory (`.procflow/`), and a type reading durations from it, conforming to this
-/// protocol, is all the live panel's estimate needs to use them (``NoStepDurations`` until
-/// then).
+/// How long steps are expected to take, by id: where the durations of earlier runs plug in
+/// (``KnownStepDurations``, read from the state directory).
 protocol StepDurations: Sendable {
     /// How long the step `id` is expected to take, if known.
     func expectedDuration(of id: String) -> TimeInterval?
@@ -14,6 +10,14 @@ protocol StepDurations: Sendable {
 /// No durations from earlier runs: the estimate learns from the run itself.
 struct NoStepDurations: StepDurations {
     func expectedDuration(of id: String) -> TimeInterval? { nil }
+}
+
+/// The durations of earlier runs, by step id; a step without one is expected to take what
+/// the run's finished steps took on average.
+struct KnownStepDurations: StepDurations {
+    let durations: [String: TimeInterval]
+
+    func expectedDuration(of id: String) -> TimeInterval? { durations[id] }
 }
 
 /// The time a run has left, along its critical path: each step that does work is expected to

@@ -1,0 +1,47 @@
+/// How long each step of one workflow took when it last ran and succeeded, kept in the state
+/// directory (`NAME-DIGEST.durations`, JSON: `{"version": 1, "durations": {"id": seconds}}`)
+/// for the live panel to estimate the next run's time left along the critical path.
+struct StepDurationsFile {
+    /// The most bytes read back: a larger (damaged or foreign) file is ignored.
+    static let maximumSize = 16 << 20
+
+    let directory: StateDirectory
+    let path: String
+
+    /// The durations file of the workflow file `workflowFile` in `directory`.
+    init(directory: StateDirectory, workflowFile: String) {
+        self.directory = directory
+        path = directory.durations(for: workflowFile)
+    }
+
+    /// The durations kept, by step id; empty when there are none, or the file is not one.
+    func load() -> [String: Double] {
+        guard FileSystem.exists(path), case .success(let bytes) = POSIXIO.readFile(path),
+            bytes.count <= Self.maximumSize,
+            let document = try? JSONParser.parse(bytes).plain,
+            case .object(let fields) = document, fields["version"] == .number(1),
+            case .object(let entries)? = fields["durations"]
+        else { return [:] }
+        var durations: [String: Double] = [:]
+        for (id, value) in entries {
+            if case .number(let seconds) = value, seconds.isFinite, seconds >= 0 {
+                durations[id] = seconds
+            }
+        }
+        return durations
+    }
+
+    /// Keeps `durations` (the steps that ran and succeeded now), over what was kept, for the
+    /// steps in `ids` (the workflow's now: steps gone from it are dropped).
+    func record(_ durations: [String: Double], keeping ids: Set<String>) throws(CacheProblem) {
+        var all = load()
+        for (id, seconds) in durations { all[id] = (seconds * 1000).rounded() / 1000 }
+        all = all.filter { ids.contains($0.key) }
+        try directory.prepare()
+        let document: JSONValue = .object([
+            "version": .number(1), "durations": .object(all.mapValues(JSONValue.number)),
+        ])
+        try StateDirectory.write(
+            Array(JSONWriter.string(document).utf8), to: path, temporary: directory.temporary)
+    }
+}
