@@ -265,3 +265,39 @@ func describe(_ result: ConditionResult) -> String {
     case .failure: return "failure"
     }
 }
+
+/// Where this library now behaves as the original ProcedureKit does (issue 26).
+@Suite("Conditions as the original has them")
+struct ConditionFidelityTests {
+    @Test func anEmptyAndConditionSkipsWithoutAnError() {
+        let procedure = TestProcedure()
+        procedure.addCondition(AndCondition([]))
+        ProcedureQueue().addOperation(procedure)
+        waitForFinish(procedure)
+        #expect(!procedure.didExecute)
+        #expect(procedure.isCancelled)
+        #expect(procedure.error == nil)
+    }
+
+    @Test func aConditionListedTwiceIsEvaluatedOnce() {
+        for compound in [{ AndCondition($0) }, { OrCondition($0) }] as [([Condition]) -> Condition]
+        {
+            let condition = FixedCondition(.success(true))
+            let procedure = TestProcedure()
+            procedure.addCondition(compound([condition, condition]))
+            ProcedureQueue().addOperation(procedure)
+            waitForFinish(procedure)
+            #expect(procedure.didExecute)
+            #expect(condition.evaluations.count == 1)
+        }
+    }
+
+    @Test func namesAreTheOriginals() {
+        #expect(MutuallyExclusive<Procedure>().name == "MutuallyExclusive<Procedure>")
+        #expect(
+            MutuallyExclusive<Procedure>(category: "disk").name == "MutuallyExclusive<Procedure>")
+        #expect(DelayProcedure(by: 1).name == "Delay for 1.0 seconds")
+        let date = Date(timeIntervalSinceNow: 60)
+        #expect(DelayProcedure(until: date).name == "Delay until \(date)")
+    }
+}

@@ -35,7 +35,7 @@ struct ProduceBeforeTests {
         #expect(group.children.count == 2)
         let all = events.all
         #expect(
-            (all.firstIndex(of: "P did add DelayProcedure") ?? .max)
+            (all.firstIndex(of: "P did add Delay for 0.05 seconds") ?? .max)
                 < (all.firstIndex(of: "P did finish") ?? .max))
     }
 

@@ -1,14 +1,16 @@
 /// Satisfied when every one of its conditions is.
 ///
 /// All conditions are evaluated. The first failure, in the order given, wins; otherwise any
-/// `false` makes the whole `false`.
+/// `false` makes the whole `false`. With no condition at all it is not satisfied: the
+/// procedure is skipped, as the original's empty compound condition skips it. A condition
+/// given twice is evaluated once.
 public final class AndCondition: Condition, @unchecked Sendable {
-    /// The conditions combined.
+    /// The conditions combined, each once.
     public let conditions: [Condition]
 
     /// Combines `conditions`, keeping all their dependencies and categories.
     public init(_ conditions: [Condition]) {
-        self.conditions = conditions
+        self.conditions = conditions.removingDuplicates()
         super.init()
         for condition in conditions { adopt(condition) }
         name = "And"
@@ -21,7 +23,7 @@ public final class AndCondition: Condition, @unchecked Sendable {
             if let failure = results.first(where: { $0.error != nil }) {
                 return completion(failure)
             }
-            completion(.success(results.allSatisfy { $0.value == true }))
+            completion(.success(!results.isEmpty && results.allSatisfy { $0.value == true }))
         }
     }
 }
@@ -29,14 +31,15 @@ public final class AndCondition: Condition, @unchecked Sendable {
 /// Satisfied when any one of its conditions is.
 ///
 /// All conditions are evaluated. Any `true` makes the whole `true`; otherwise the first
-/// failure, in the order given, wins; otherwise it is `false`.
+/// failure, in the order given, wins; otherwise it is `false`. A condition given twice is
+/// evaluated once.
 public final class OrCondition: Condition, @unchecked Sendable {
-    /// The conditions combined.
+    /// The conditions combined, each once.
     public let conditions: [Condition]
 
     /// Combines `conditions`, keeping all their dependencies and categories.
     public init(_ conditions: [Condition]) {
-        self.conditions = conditions
+        self.conditions = conditions.removingDuplicates()
         super.init()
         for condition in conditions { adopt(condition) }
         name = "Or"
@@ -63,4 +66,12 @@ public func && (lhs: Condition, rhs: Condition) -> AndCondition {
 /// Either condition.
 public func || (lhs: Condition, rhs: Condition) -> OrCondition {
     OrCondition([lhs, rhs])
+}
+
+extension Array where Element == Condition {
+    /// The conditions in order, each instance once (the original filters duplicates too).
+    func removingDuplicates() -> [Condition] {
+        var seen: Set<ObjectIdentifier> = []
+        return filter { seen.insert(ObjectIdentifier($0)).inserted }
+    }
 }

@@ -12,11 +12,12 @@ public final class MutuallyExclusive<T>: Condition, @unchecked Sendable {
         self.init(category: "MutuallyExclusive<\(String(reflecting: T.self))>")
     }
 
-    /// Claims `category`.
+    /// Claims `category`. Its name is `MutuallyExclusive<T>`, as the original's is; the
+    /// category says which procedures it keeps apart.
     public init(category: String) {
         self.category = category
         super.init()
-        name = "MutuallyExclusive<\(category)>"
+        name = "MutuallyExclusive<\(T.self)>"
         addToAttachedProcedure(mutuallyExclusiveCategory: category)
     }
 

@@ -7,15 +7,17 @@ open class DelayProcedure: Procedure, @unchecked Sendable {
     /// How long it waits, in seconds.
     public let interval: TimeInterval
 
-    /// Waits `interval` seconds.
+    /// Waits `interval` seconds; named "Delay for 1.0 seconds", as the original names it.
     public init(by interval: TimeInterval) {
         self.interval = interval
         super.init()
+        name = "Delay for \(interval) seconds"
     }
 
-    /// Waits until `date`.
+    /// Waits until `date`; named "Delay until" the date.
     public convenience init(until date: Date) {
         self.init(by: date.timeIntervalSinceNow)
+        name = "Delay until \(date)"
     }
 
     open override func execute() {

@@ -465,7 +465,7 @@ struct RunCommand: ParsableCommand {
                 if let duration = row.duration { ran[row.id] = duration }
             }
             do {
-                try durations.record(ran, keeping: Set(summary.rows.map(\.id)))
+                if !ran.isEmpty { try durations.record(ran, keeping: Set(summary.rows.map(\.id))) }
             } catch {
                 warn(console)("the steps' durations were not kept: \(error.message)")
             }
