@@ -4,14 +4,7 @@
 /// output from what its instances gave. Not listed in `procflow help`: the exporter writes
 /// these command lines, people do not.
 struct ArgoPodCommand: ParsableCommand {
-    /// It takes no option: the case is there for the type to have a raw value, and
-    /// `allCases` leaves it out.
-    enum Option: String, CommandOption {
-        case unused
-
-        var spec: OptionSpec { .flag(rawValue, help: "") }
-        static var allCases: [Option] { [] }
-    }
+    typealias Option = NoOption
 
     enum Action: String, CaseIterable {
         case loop

@@ -2,14 +2,7 @@
 /// commands, their options and option values, files, and the step ids of the workflow at hand
 /// (for `run`'s targets and `--only`), which it asks `procflow list --ids` for.
 struct CompletionCommand: ParsableCommand {
-    /// It takes no option: the case is there for the type to have a raw value, and
-    /// `allCases` leaves it out.
-    enum Option: String, CommandOption {
-        case unused
-
-        var spec: OptionSpec { .flag(rawValue, help: "") }
-        static var allCases: [Option] { [] }
-    }
+    typealias Option = NoOption
 
     enum Shell: String, CaseIterable {
         case bash, zsh, fish

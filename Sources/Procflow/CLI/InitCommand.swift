@@ -2,14 +2,7 @@ import Foundation
 
 /// `procflow init [FILE]`: writes a small, commented starter workflow to begin from.
 struct InitCommand: ParsableCommand {
-    /// It takes no option: the case is there for the type to have a raw value, and
-    /// `allCases` leaves it out.
-    enum Option: String, CommandOption {
-        case unused
-
-        var spec: OptionSpec { .flag(rawValue, help: "") }
-        static var allCases: [Option] { [] }
-    }
+    typealias Option = NoOption
 
     static let name = "init"
     static let abstract = "Write a starter workflow to begin from."

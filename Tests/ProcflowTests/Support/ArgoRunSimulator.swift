@@ -114,17 +114,9 @@ struct ArgoRunSimulator {
                     record(task, phase: "Skipped")
                     continue
                 }
-                var arguments: [String: String] = [:]
-                if case .array(let list)? = task.value(
-                    at: JSONPointer(tokens: ["arguments", "parameters"]))
-                {
-                    for item in list {
-                        arguments[ExportedManifest.string(item, "name")!] = fill(
-                            ExportedManifest.string(item, "value")!)
-                    }
-                }
                 let (result, values) = try runTemplate(
-                    ExportedManifest.string(task, "template")!, arguments: arguments)
+                    ExportedManifest.string(task, "template")!,
+                    arguments: Self.arguments(of: task, fill: { fill($0) }))
                 phase[taskName] = result
                 outputs[taskName] = values
                 record(task, phase: result)
@@ -183,17 +175,9 @@ struct ArgoRunSimulator {
                 var condition = BooleanExpression.when(fillItem(when))
                 if !condition.evaluate() { continue }
             }
-            var arguments: [String: String] = [:]
-            if case .array(let list)? = task.value(
-                at: JSONPointer(tokens: ["arguments", "parameters"]))
-            {
-                for argument in list {
-                    arguments[ExportedManifest.string(argument, "name")!] = fillItem(
-                        ExportedManifest.string(argument, "value")!)
-                }
-            }
             let (result, values) = try runTemplate(
-                ExportedManifest.string(task, "template")!, arguments: arguments)
+                ExportedManifest.string(task, "template")!,
+                arguments: Self.arguments(of: task, fill: fillItem))
             if result == "Succeeded" {
                 aggregate.append(.object(values.mapValues(JSONValue.string)))
             } else {
@@ -201,6 +185,21 @@ struct ArgoRunSimulator {
             }
         }
         return (groupPhase, JSONWriter.string(.array(aggregate)))
+    }
+
+    /// A task's arguments, by name, their tags filled in by `fill`.
+    private static func arguments(of task: JSONValue, fill: (String) -> String) -> [String: String]
+    {
+        var arguments: [String: String] = [:]
+        if case .array(let list)? = task.value(
+            at: JSONPointer(tokens: ["arguments", "parameters"]))
+        {
+            for argument in list {
+                arguments[ExportedManifest.string(argument, "name")!] = fill(
+                    ExportedManifest.string(argument, "value")!)
+            }
+        }
+        return arguments
     }
 
     /// The defaults of a template's output parameters.
