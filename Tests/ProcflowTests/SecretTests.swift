@@ -109,3 +109,14 @@ struct SecretTests {
                 ])
     }
 }
+
+@Suite("Secrets with CRLF line ends")
+struct SecretCRLFTests {
+    @Test func eachLineOfACRLFValueIsMasked() {
+        let masker = SecretMasker(values: ["firstline1\r\nsecondline2"])
+        #expect(masker.mask("a secondline2 b") == "a *** b")
+        #expect(
+            SecretMasker.githubMaskCommands(for: ["firstline1\r\nsecondline2"])
+                == "::add-mask::firstline1\n::add-mask::secondline2\n")
+    }
+}

@@ -22,7 +22,7 @@ struct SecretMasker: Sendable {
         var pieces: Set<String> = []
         for value in values {
             pieces.insert(value)
-            for line in value.split(separator: "\n") {
+            for line in value.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
                 pieces.insert(String(line.last == "\r" ? line.dropLast() : line))
             }
         }
@@ -48,7 +48,8 @@ struct SecretMasker: Sendable {
     static func githubMaskCommands(for values: [String]) -> String {
         var lines: Set<String> = []
         for value in values {
-            for line in value.split(separator: "\n") where line.count >= minimumLength {
+            for line in value.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            where line.count >= minimumLength {
                 lines.insert(String(line.last == "\r" ? line.dropLast() : line))
             }
         }
