@@ -81,12 +81,26 @@ public enum WorkflowLoader {
         }
         diagnostics += context.diagnostics
         guard diagnostics.isEmpty, let workflow else {
-            throw WorkflowErrors(
+            var errors = WorkflowErrors(
                 diagnostics: inFileOrder(diagnostics, first: file), sources: sources)
+            if let workflow { errors.secrets = secretForms(of: workflow) }
+            throw errors
         }
         var loaded = workflow
         loaded.sources = sources
         return loaded
+    }
+
+    /// The values of `workflow`'s secrets (with procflow's environment) as they are, with
+    /// control characters escaped, and as a JSON string in the file writes them.
+    private static func secretForms(of workflow: Workflow) -> SecretValues {
+        var environment: [String: String] = [:]
+        for name in workflow.secrets {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        return SecretValues(
+            workflow.secretValues(in: environment),
+            alsoAs: [\.escapingControlCharacters, JSONWriter.stringContent])
     }
 
     /// A diagnostic for each `--var` that names no variable `workflow` declares.
