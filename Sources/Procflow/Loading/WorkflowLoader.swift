@@ -159,11 +159,14 @@ public enum WorkflowLoader {
 /// blank or a `#` comment is `---` or a `key:` mapping entry.
 func looksLikeYAML(_ bytes: [UInt8]) -> Bool {
     let text = String(decoding: bytes.prefix(4096), as: UTF8.self)
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    // "\r\n" is one Character: a file with CRLF ends splits on it.
+    for line in text.split(
+        omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+    {
         let trimmed = line.drop { $0 == " " || $0 == "\t" || $0 == "\u{FEFF}" }
         if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
         if trimmed.hasPrefix("---") { return true }
-        return trimmed.wholeMatch(of: /[A-Za-z_][-A-Za-z0-9_ .]*:(\s.*)?\r?/) != nil
+        return trimmed.wholeMatch(of: /[A-Za-z_][-A-Za-z0-9_ .]*:(\s.*)?/) != nil
     }
     return false
 }
