@@ -17,30 +17,51 @@ final class ForEachProcedure: StepGroupProcedure, @unchecked Sendable {
     private let batch: BatchProcedure<Instance>
     private let items: [JSONValue]?
     private let id: String
+    private let naming: @Sendable ([JSONValue]) -> [String]
+    private let only: Set<Int>?
+    /// Once the items are known: the number and the name of the item of each instance, in
+    /// the batch's order.
+    private let instances: Locked<[(index: Int, name: String)]>
 
     /// - Parameters:
     ///   - items: the file's items, or `nil` to take them from the input.
+    ///   - only: the numbers of the only items to make instances of, if not all.
     ///   - tolerated: whether an instance's failure is only a warning.
-    ///   - makeInstance: makes the instance for item number `index`.
+    ///   - naming: what the instances of the items are called.
+    ///   - makeInstance: makes the instance for item number `index`, called `name`.
     init(
-        id: String, items: [JSONValue]?, tolerated: Bool,
-        makeInstance: @escaping @Sendable (_ index: Int, _ item: JSONValue) -> Instance
+        id: String, items: [JSONValue]?, only: Set<Int>? = nil, tolerated: Bool,
+        naming: @escaping @Sendable ([JSONValue]) -> [String],
+        makeInstance:
+            @escaping @Sendable (_ index: Int, _ item: JSONValue, _ name: String) ->
+            Instance
     ) {
         self.id = id
         self.items = items
+        self.only = only
+        self.naming = naming
+        let instances = Locked([(index: Int, name: String)]())
+        self.instances = instances
+        @Sendable func instance(_ position: Int) -> (index: Int, name: String) {
+            instances.withLock { $0.indices.contains(position) ? $0[position] : nil }
+                ?? (position, ForEach.instanceID(of: id, at: position))
+        }
         batch = BatchProcedure(
-            failureRule: { index, _, error in
+            failureRule: { position, _, error in
                 guard let error, !tolerated else { return .substitute(.null) }
-                return .fail(
-                    ForEachFailure(instance: ForEach.instanceID(of: id, at: index), error: error))
-            }, via: makeInstance)
+                return .fail(ForEachFailure(instance: instance(position).name, error: error))
+            },
+            via: { position, item in
+                let (index, name) = instance(position)
+                return makeInstance(index, item, name)
+            })
         batch.name = id
         super.init(children: [batch], tolerated: [])
     }
 
     override func execute() {
         if let items {
-            batch.input = .ready(items)
+            batch.input = .ready(choose(items))
         } else {
             guard case .array(let items)? = input.value else {
                 let found = input.value?.typeDescription ?? "nothing"
@@ -56,9 +77,17 @@ final class ForEachProcedure: StepGroupProcedure, @unchecked Sendable {
                         "the wire gave \(formatCount(items.count)) items; a forEach makes at most \(limit) instances"
                     ))
             }
-            batch.input = .ready(items)
+            batch.input = .ready(choose(items))
         }
         super.execute()
+    }
+
+    /// Names the instances of `items`; returns those to make.
+    private func choose(_ items: [JSONValue]) -> [JSONValue] {
+        let names = naming(items)
+        let chosen = items.indices.filter { only?.contains($0) ?? true }
+        instances.withLock { $0 = chosen.map { ($0, names[$0]) } }
+        return chosen.map { items[$0] }
     }
 
     override func procedureWillFinish(with error: (any Error)?) {

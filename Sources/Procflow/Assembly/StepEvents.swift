@@ -18,6 +18,7 @@ protocol StepEvents: Sendable {
     /// The step's procedure starts to finish: what became of it is settled.
     func finished(_ id: String, _ procedure: Procedure)
     /// Steps made while the run goes on (the instances of a `forEach`, with the steps they
-    /// hold), each with the ids of the groups it is in, to be reported like the others.
-    func added(_ steps: [(id: String, path: [String])])
+    /// hold), each with the ids of the groups it is in, to be reported like the others under
+    /// the `names` people call them by.
+    func added(_ steps: [(id: String, path: [String])], names: [String: String])
 }

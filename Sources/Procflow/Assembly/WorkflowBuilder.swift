@@ -194,9 +194,11 @@ final class WorkflowBuilder: @unchecked Sendable {
     private func makeForEach(_ step: Step, _ forEach: ForEach) -> any OutputProcedure<JSONValue> {
         let path = steps.withLock { $0[step.id]?.path ?? [] } + [step.id]
         let procedure = ForEachProcedure(
-            id: step.id, items: forEach.staticItems, tolerated: step.continueOnError
-        ) { [self] index, item in
-            makeInstance(of: step, at: index, item: item, path: path)
+            id: step.id, items: forEach.staticItems, only: forEach.only,
+            tolerated: step.continueOnError,
+            naming: { forEach.instanceNames(of: step.id, items: $0) }
+        ) { [self] index, item, name in
+            makeInstance(of: step, at: index, item: item, path: path, name: name)
         }
         return procedure
     }
@@ -204,9 +206,9 @@ final class WorkflowBuilder: @unchecked Sendable {
     /// The instance of `template` for item number `index`: built like any step, in a group
     /// that gives its output; or, if the item lacks a field the step names, a procedure that
     /// fails saying so.
-    private func makeInstance(of template: Step, at index: Int, item: JSONValue, path: [String])
-        -> ForEachProcedure.Instance
-    {
+    private func makeInstance(
+        of template: Step, at index: Int, item: JSONValue, path: [String], name: String
+    ) -> ForEachProcedure.Instance {
         let instance: Step
         do {
             instance = try template.instance(at: index, item: item)
@@ -222,7 +224,7 @@ final class WorkflowBuilder: @unchecked Sendable {
                 let cases = steps[template.id]?.cases ?? []
                 steps[id] = NestedStep(step: standIn, path: path, cases: cases)
             }
-            events.added([(id, path)])
+            events.added([(id, path)], names: id == name ? [:] : [id: name])
             let failing = ResultProcedure<JSONValue> { throw StepError(.input, error.description) }
             failing.name = id
             failing.addObserver(
@@ -232,13 +234,18 @@ final class WorkflowBuilder: @unchecked Sendable {
             return group
         }
         var added: [(id: String, path: [String])] = []
+        var names: [String: String] = [:]
         steps.withLock { steps in
             Workflow.walk([instance], path: path, cases: []) { inner in
                 steps[inner.step.id] = inner
                 added.append((inner.step.id, inner.path))
+                // `cc[3].link` is `cc[src/lapi.c].link`.
+                if name != instance.id {
+                    names[inner.step.id] = name + inner.step.id.dropFirst(instance.id.count)
+                }
             }
         }
-        events.added(added)
+        events.added(added, names: names)
         let children = build([instance])
         let group = StepGroupProcedure(
             children: children, tolerated: instance.continueOnError ? [instance.id] : [])

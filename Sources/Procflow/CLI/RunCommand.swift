@@ -425,11 +425,20 @@ struct RunCommand: ParsableCommand {
         guard !targets.isEmpty else { return nil }
         let ids = workflow.allSteps.map(\.id)
         let known = Set(ids)
-        guard let target = targets.first(where: { !known.contains($0) }) else { return nil }
-        let hint = Suggestion.hint(for: target, in: ids)
-        return target == only && !self.targets.contains(target)
-            ? "--only \(target): no such procedure\(hint)"
-            : "no procedure \"\(target)\" in \(workflow.path)\(hint)"
+        for target in targets where !known.contains(target) {
+            let named = target == only && !self.targets.contains(target) ? "--only \(target)" : nil
+            switch workflow.resolveTarget(target) {
+            case .step, .instance: continue
+            case .instanceOfWiredItems(let step):
+                return
+                    "\(named ?? "\"\(target)\"") names an instance of \(step), whose items come from another step as the run goes: run \(step)"
+            case .unknown:
+                let hint = Suggestion.hint(for: target, in: ids)
+                return named.map { "\($0): no such procedure\(hint)" }
+                    ?? "no procedure \"\(target)\" in \(workflow.path)\(hint)"
+            }
+        }
+        return nil
     }
 
     /// Runs `workflow` through `session`, calling `started` with its runner first, with the

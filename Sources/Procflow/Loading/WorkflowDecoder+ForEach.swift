@@ -1,6 +1,7 @@
 extension WorkflowDecoder {
     /// A step's `forEach`: exactly one of `in` (a list), `matrix` (an object of lists) or
-    /// `from` (with `select`: a wire to a JSON array), and `as`, the item's name.
+    /// `from` (with `select`: a wire to a JSON array), `as`, the item's name, and `name`, what
+    /// each instance is called.
     func decodeForEach(_ node: JSONNode, at pointer: JSONPointer) -> ForEach? {
         guard
             var object = ObjectReader(
@@ -36,9 +37,15 @@ extension WorkflowDecoder {
             report.error(
                 "\"select\" goes with \"from\"", at: node.offset, pointer.appending("select"))
         }
-        object.reportUnread(in: "a forEach", allowed: ["in", "matrix", "from", "select", "as"])
+        // Filled with each item as the instance is made: the item is not known here.
+        let name = object.string("name", nonEmpty: true)
+        object.reportUnread(
+            in: "a forEach", allowed: ["in", "matrix", "from", "select", "as", "name"])
         guard forms.count == 1, let items else { return nil }
-        return ForEach(items: items, variable: variable, pointer: pointer, offset: node.offset)
+        var forEach = ForEach(
+            items: items, variable: variable, pointer: pointer, offset: node.offset)
+        forEach.name = name
+        return forEach
     }
 
     /// The JSON values of the array at `key`.

@@ -32,7 +32,7 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
 
     /// Keeps a step's output until the step ends, then prints it as one block.
     public func report(_ event: RunEvent) {
-        let id = event.step ?? ""
+        let id = event.shownStep ?? ""
         switch event.kind {
         case .workflowStarted(let name, let steps):
             console.write("procflow: running \(name), \(plural(steps.count, "step"))\n")

@@ -66,7 +66,7 @@ enum HTMLReport {
         var html = "<table>\n<thead><tr><th>Step</th><th>Kind</th><th>Status</th><th>Duration</th>"
         html += "<th>Attempts</th><th>Reason</th></tr></thead>\n<tbody>\n"
         for step in run.steps {
-            let id = step.id.markupEscaped()
+            let id = step.shown.markupEscaped()
             html += "<tr><td style=\"padding-left:\(step.path.count * 14 + 6)px\">"
             html += "<a href=\"#output-\(step.id.markupEscaped(inAttribute: true))\">\(id)</a></td>"
             html += "<td>\(step.node.kind.markupEscaped())</td>"
@@ -85,7 +85,7 @@ enum HTMLReport {
         var html = "<details id=\"output-\(step.id.markupEscaped(inAttribute: true))\""
         html += presentation.isProblem ? " open>" : ">"
         html +=
-            "<summary><i style=\"background:\(presentation.color)\"></i><b>\(step.id.markupEscaped())</b> "
+            "<summary><i style=\"background:\(presentation.color)\"></i><b>\(step.shown.markupEscaped())</b> "
         var title = step.status.rawValue
         if let duration = step.duration { title += " in \(formatDuration(duration))" }
         if let reason = step.reason { title += ": \(reason)" }

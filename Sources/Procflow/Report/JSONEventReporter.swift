@@ -42,6 +42,7 @@ public final class JSONEventReporter: Reporter, @unchecked Sendable {
         var head: JSONWriter.Object = [("time", .string(formatter.string(from: event.time)))]
         if let step = event.step {
             head.append(("step", .string(step)))
+            if let name = event.name { head.append(("name", .string(name))) }
             head.append(("path", .array(event.path.map(JSONValue.string))))
         }
         func line(_ name: String, _ fields: JSONWriter.Object) -> String {
@@ -144,6 +145,7 @@ public final class JSONEventReporter: Reporter, @unchecked Sendable {
             ]
             if let duration = row.duration { object["duration"] = .number(rounded(duration)) }
             if let reason = row.reason { object["reason"] = .string(reason) }
+            if let name = row.name { object["name"] = .string(name) }
             return .object(object)
         }
         fields.append(("steps", .array(steps)))

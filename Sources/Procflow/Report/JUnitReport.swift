@@ -77,7 +77,7 @@ enum JUnitReport {
     }
 
     private static func testcase(_ step: RunRecord.Step, classname: String) -> String {
-        var xml = "    <testcase name=\"\(step.id.markupEscaped(inAttribute: true))\""
+        var xml = "    <testcase name=\"\(step.shown.markupEscaped(inAttribute: true))\""
         xml += " classname=\"\(classname.markupEscaped(inAttribute: true))\""
         xml += " time=\"\(seconds(step.duration ?? 0))\">\n"
         xml += "      <properties>\n"

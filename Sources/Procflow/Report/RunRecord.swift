@@ -45,8 +45,12 @@ struct RunRecord {
         var stderrTail: [String] = []
         /// The value it gave other steps, as the runner kept it.
         var value: RunSummary.ValuePreview?
+        /// What people call it, when not its id: a `forEach` instance named by its item.
+        var name: String?
 
         var id: String { node.id }
+        /// Its name, else its id: what reports show.
+        var shown: String { name ?? node.id }
     }
 
     /// The most bytes of output kept for all steps together by default; past it, the output
@@ -125,6 +129,7 @@ struct RunRecord {
             return
         }
         guard let position = positions[id] ?? added(id, path: event.path) else { return }
+        if let name = event.name { steps[position].name = name }
         switch event.kind {
         case .workflowStarted, .workflowInterrupted, .workflowFinished:
             break

@@ -14,7 +14,7 @@ enum StepSummaryMarkdown {
             let attempts =
                 step.maxAttempts > 1 ? "\(step.attempts.count) of \(step.maxAttempts)" : ""
             text +=
-                "| \(indent)`\(step.id)` | \(step.status.presentation.symbol) \(step.status.rawValue)"
+                "| \(indent)`\(step.shown)` | \(step.status.presentation.symbol) \(step.status.rawValue)"
             text += " | \(step.duration.map(formatDuration) ?? "") | \(attempts)"
             text += " | \(cell(step.reason ?? "")) |\n"
         }

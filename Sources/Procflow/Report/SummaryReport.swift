@@ -49,6 +49,7 @@ enum SummaryReport {
         ]
         if let description = step.node.description { object["description"] = .string(description) }
         if let reason = step.reason { object["reason"] = .string(reason) }
+        if let name = step.name { object["name"] = .string(name) }
         if let started = step.started { object["started"] = .number(rounded(run.offset(started))) }
         if let duration = step.duration { object["duration"] = .number(rounded(duration)) }
         object["attempts"] = .array(

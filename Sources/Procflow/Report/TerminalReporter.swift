@@ -130,7 +130,8 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
 
     /// What the panel needs of `event`.
     private func track(_ event: RunEvent) {
-        let id = event.step ?? ""
+        // The estimate knows steps by id; the panel shows their names.
+        let (id, shown) = (event.step ?? "", event.shownStep ?? "")
         switch event.kind {
         case .workflowStarted(_, let steps):
             prefixWidth = min(Self.widestPrefix, steps.map(\.count).max() ?? 0)
@@ -139,13 +140,13 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             startTimer()
         case .stepStarted(let attempt, _):
             guard panel != nil, attempt == 1 else { return }
-            panel!.running[id] = event.time
-            panel!.runningOrder.append(id)
+            panel!.running[shown] = event.time
+            panel!.runningOrder.append(shown)
             panel!.estimate?.started(id, at: event.time)
         case .stepSucceeded, .stepCached, .stepFailed, .stepSkipped, .stepCancelled:
             guard panel != nil else { return }
-            panel!.running[id] = nil
-            panel!.runningOrder.removeAll { $0 == id }
+            panel!.running[shown] = nil
+            panel!.runningOrder.removeAll { $0 == shown }
             panel!.done += 1
             panel!.estimate?.finished(id, at: event.time)
         case .stepOutput, .stepWaited, .stepRetried, .stepExplained, .workflowInterrupted,
@@ -155,7 +156,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
     }
 
     private func text(for event: RunEvent) -> String {
-        let id = event.step ?? ""
+        let id = event.shownStep ?? ""
         switch event.kind {
         case .workflowStarted(let name, let steps):
             return style.bold("procflow: running \(name), \(plural(steps.count, "step"))") + "\n"
@@ -276,7 +277,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
 
     /// The table that ends a run: one row per step, then the totals.
     static func summaryTable(_ summary: RunSummary, style: Style) -> String {
-        let width = max(4, summary.rows.map { $0.id.count + 2 * $0.path.count }.max() ?? 4)
+        let width = max(4, summary.rows.map { $0.shown.count + 2 * $0.path.count }.max() ?? 4)
         func pad(_ text: String, _ length: Int) -> String {
             text + String(repeating: " ", count: max(0, length - text.count))
         }
@@ -285,7 +286,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             "  " + pad("STEP", width) + "  " + pad("STATUS", 9) + "  " + pad("DURATION", 9)
             + "  NOTE\n"
         for row in summary.rows {
-            let name = String(repeating: "  ", count: row.path.count) + row.id
+            let name = String(repeating: "  ", count: row.path.count) + row.shown
             let status = pad(row.status.rawValue, 9)
             let painted =
                 row.status.presentation.terminalColor.map { style.colored(status, $0) } ?? status

@@ -31,11 +31,11 @@ enum TimelineHTML {
             html +=
                 "<div class=\"row\"><div class=\"label\" style=\"padding-left:\(step.path.count * 14 + 4)px\">"
             html +=
-                "<a href=\"#output-\(step.id.markupEscaped(inAttribute: true))\">\(step.id.markupEscaped())</a></div>"
+                "<a href=\"#output-\(step.id.markupEscaped(inAttribute: true))\">\(step.shown.markupEscaped())</a></div>"
             html += "<div class=\"track\">"
             for wait in step.waits {
                 let title =
-                    "\(step.id): \(wait.kind.rawValue), \(formatDuration(wait.ended.timeIntervalSince(wait.started)))"
+                    "\(step.shown): \(wait.kind.rawValue), \(formatDuration(wait.ended.timeIntervalSince(wait.started)))"
                 html +=
                     "<span class=\"bar wait\" style=\"\(position(run.offset(wait.started), run.offset(wait.ended)))\""
                 html += " title=\"\(title.markupEscaped(inAttribute: true))\"></span>"
@@ -45,7 +45,7 @@ enum TimelineHTML {
             }
             if step.attempts.isEmpty {
                 let title =
-                    "\(step.id): \(step.status.rawValue)" + (step.reason.map { ": \($0)" } ?? "")
+                    "\(step.shown): \(step.status.rawValue)" + (step.reason.map { ": \($0)" } ?? "")
                 let at = run.offset(step.ended ?? now)
                 html +=
                     "<span class=\"mark\" style=\"left:\(percent(min(100, 100 * at / total)));color:\(color)\""
@@ -67,7 +67,7 @@ enum TimelineHTML {
         let end = run.offset(attempt.ended ?? now)
         let failed = attempt.failure != nil
         let status = failed ? StepStatus.failed : step.status
-        var title = "\(step.id)"
+        var title = "\(step.shown)"
         if step.maxAttempts > 1 {
             title += ", attempt \(attempt.number) of \(step.maxAttempts)"
         }

@@ -84,7 +84,7 @@ enum TraceReport {
             let (start, finish) = (run.offset(wait.started), run.offset(wait.ended))
             return Span(start: start, end: finish) { lane in
                 complete(
-                    "\(step.id): \(wait.kind.rawValue)", category: "wait", process: .waits,
+                    "\(step.shown): \(wait.kind.rawValue)", category: "wait", process: .waits,
                     lane: lane, start: start, end: finish,
                     args: ["step": .string(step.id), "wait": .string(wait.kind.rawValue)])
             }
@@ -100,7 +100,7 @@ enum TraceReport {
             start: start, end: finish,
             event: { lane in
                 complete(
-                    step.id, category: step.node.kind, process: .groups, lane: lane,
+                    step.shown, category: step.node.kind, process: .groups, lane: lane,
                     start: start, end: finish, args: args(step))
             }, enclosing: Set(step.path + [""]), id: step.id)
     }
@@ -112,7 +112,7 @@ enum TraceReport {
             let finish = run.offset(attempt.ended ?? run.finished ?? Date())
             return Span(start: start, end: finish) { lane in
                 complete(
-                    attempt.number == 1 ? step.id : "\(step.id) (attempt \(attempt.number))",
+                    attempt.number == 1 ? step.shown : "\(step.shown) (attempt \(attempt.number))",
                     category: "step", process: .steps, lane: lane, start: start,
                     end: finish, args: args(step, attempt: attempt))
             }
@@ -180,7 +180,7 @@ enum TraceReport {
 
     private static func instant(_ step: RunRecord.Step, at time: TimeInterval) -> JSONValue {
         .object([
-            "name": .string("\(step.id) \(step.status.rawValue)"), "cat": .string("not run"),
+            "name": .string("\(step.shown) \(step.status.rawValue)"), "cat": .string("not run"),
             "ph": .string("i"), "s": .string("t"), "ts": .number(micros(time)),
             "pid": .number(Double(Process.steps.rawValue)), "tid": .number(0),
             "args": .object(args(step)),

@@ -42,10 +42,16 @@ public struct RunEvent: Sendable {
     public var time: Date
     /// The step's id, for step events.
     public var step: String?
+    /// What people call the step, when not its id: a `forEach` instance named by its item
+    /// (`cc[src/lapi.c]`).
+    public var name: String? = nil
     /// The ids of the groups and branches the step is in, outermost first.
     public var path: [String]
     /// What happened.
     public var kind: Kind
+
+    /// The step's name, else its id: what reports show.
+    public var shownStep: String? { name ?? step }
 
     /// An event, by default a workflow event of now.
     public init(time: Date = Date(), step: String? = nil, path: [String] = [], kind: Kind) {

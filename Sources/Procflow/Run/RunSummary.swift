@@ -16,6 +16,11 @@ public struct RunSummary: Sendable {
         public var reason: String?
         /// The value it gave other steps, if it gave one: its start, and its size.
         public var value: ValuePreview? = nil
+        /// What people call it, when not its id: a `forEach` instance named by its item.
+        public var name: String? = nil
+
+        /// Its name, else its id: what reports show.
+        public var shown: String { name ?? id }
     }
 
     /// A step's output value as the reports show it: text as it is, JSON as compact JSON text,

@@ -15,6 +15,8 @@ final class StepRecords: Sendable {
         var duration: TimeInterval?
         var reason: String?
         var value: RunSummary.ValuePreview?
+        /// What people call it, when not its id: a `forEach` instance named by its item.
+        var name: String?
     }
 
     /// The most bytes of value previews kept for the whole run: past it, the rest go
@@ -94,15 +96,21 @@ final class StepRecords: Sendable {
         }
     }
 
-    /// Adds steps made for the step that holds them (the last of their path), pending.
-    func add(_ steps: [(id: String, path: [String])]) {
+    /// Adds steps made for the step that holds them (the last of their path), pending, with
+    /// the `names` people call them by.
+    func add(_ steps: [(id: String, path: [String])], names: [String: String]) {
         guard let owner = steps.first?.path.last else { return }
         state.withLock { state in
             for (id, path) in steps where state.records[id] == nil {
-                state.records[id] = Record(path: path)
+                state.records[id] = Record(path: path, name: names[id])
                 state.added[owner, default: []].append(id)
             }
         }
+    }
+
+    /// What people call `id`, when not its id.
+    func name(of id: String) -> String? {
+        state.withLock { $0.records[id]?.name }
     }
 
     /// The steps running now.
@@ -138,7 +146,7 @@ final class StepRecords: Sendable {
                 let record = state.records[id]!
                 return RunSummary.Row(
                     id: id, path: record.path, status: record.status, duration: record.duration,
-                    reason: record.reason, value: record.value)
+                    reason: record.reason, value: record.value, name: record.name)
             }
         }
     }

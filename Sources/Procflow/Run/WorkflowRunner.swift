@@ -288,8 +288,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         emit(step: id, .stepStarted(attempt: attempt, of: builder.step(id)?.retry?.attempts ?? 1))
     }
 
-    func added(_ steps: [(id: String, path: [String])]) {
-        records.add(steps)
+    func added(_ steps: [(id: String, path: [String])], names: [String: String]) {
+        records.add(steps, names: names)
     }
 
     func output(_ id: String, _ stream: ShellProcedure.Stream, _ lines: [Substring]) {
@@ -449,7 +449,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     // MARK: - Reporting
 
     private func emit(step id: String, _ kind: RunEvent.Kind) {
-        emit(RunEvent(step: id, path: records.path(of: id), kind: kind))
+        var event = RunEvent(step: id, path: records.path(of: id), kind: kind)
+        event.name = records.name(of: id)
+        emit(event)
     }
 
     private func emit(_ event: RunEvent) {

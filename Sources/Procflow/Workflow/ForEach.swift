@@ -36,6 +36,10 @@ public struct ForEach: Sendable {
     public var items: Items
     /// The name each instance gets its item under (`item` unless the file says otherwise).
     public var variable: String
+    /// How instances are named for people (`"cc ${item}"`), when not `id[item]`.
+    public var name: String? = nil
+    /// The numbers of the only items to run, when a run names instances as targets.
+    public var only: Set<Int>? = nil
     /// Where `forEach` is in the file.
     public var pointer: JSONPointer
     var offset: Int
@@ -66,6 +70,62 @@ public struct ForEach: Sendable {
     public var listWire: Wire? {
         if case .wire(let wire) = items { return wire }
         return nil
+    }
+
+    /// The longest an instance's name made of its item may be; a longer one is `id[index]`.
+    static let maximumNameLength = 80
+
+    /// What people call the instances of step `id` for `items`: `id[src/lapi.c]` (a string
+    /// item as it is, a boolean as JSON, an object as `key=value` pairs in key order), or the
+    /// ``name`` template filled with each item. An instance whose name would be empty, too
+    /// long, hold a control character or a bracket, be another's, or read as an id (`id[7]`,
+    /// as a number item would) is called by its id, `id[index]`: a name always stands for one
+    /// instance.
+    public func instanceNames(of id: String, items: [JSONValue]) -> [String] {
+        var names = items.map { item -> String? in
+            if let name {
+                guard
+                    case .success(let filled) = VariableSubstitution.fillItem(
+                        name, variable, into: item)
+                else { return nil }
+                return filled
+            }
+            return Self.label(of: item).map { "\(id)[\($0)]" }
+        }
+        var seen: [String: Int] = [:]
+        for case let name? in names { seen[name, default: 0] += 1 }
+        for index in names.indices {
+            guard let name = names[index] else { continue }
+            // `x[3]` is the id of instance 3: no other instance may be called that.
+            let looksLikeAnID =
+                name.hasPrefix(id + "[") && name.hasSuffix("]")
+                && Int(name.dropFirst(id.count + 1).dropLast()) != nil
+            let unfit =
+                name.isEmpty || name.count > Self.maximumNameLength || seen[name]! > 1
+                || looksLikeAnID
+                || name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+                || (self.name != nil && (name.contains("[") || name.contains("]")))
+            if unfit { names[index] = nil }
+        }
+        return names.enumerated().map { $1 ?? Self.instanceID(of: id, at: $0) }
+    }
+
+    /// An item as it reads between the brackets of a name, if it can.
+    private static func label(of item: JSONValue) -> String? {
+        let text: String
+        switch item {
+        case .string(let string): text = string
+        case .number, .bool: text = item.text
+        case .object(let members):
+            var pairs: [String] = []
+            for key in members.keys.sorted() {
+                guard let value = members[key], let label = label(of: value) else { return nil }
+                pairs.append("\(key)=\(label)")
+            }
+            text = pairs.joined(separator: ",")
+        case .array, .null: return nil
+        }
+        return text.isEmpty || text.contains("[") || text.contains("]") ? nil : text
     }
 
     /// The id of the instance for item number `index` of the step `id`: `id[index]`.

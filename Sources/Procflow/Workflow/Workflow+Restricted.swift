@@ -2,8 +2,73 @@ extension Workflow {
     /// The workflow cut down to the steps `ids`, what they need (transitively: dependencies,
     /// wired sources, and the groups they are in with what those need), and, for a group named
     /// or needed (a dependency, a wired source), all it holds: a group that is only the place
-    /// of a needed step keeps just what it needs. Ids of no step are ignored.
-    public func restricted(to ids: [String]) -> Workflow {
+    /// of a needed step keeps just what it needs. An instance of a `forEach` whose items the
+    /// file gives (by name, `cc[src/lapi.c]`, or id, `cc[3]`) stands for its step running that
+    /// instance alone. Ids of no step are ignored.
+    public func restricted(to targets: [String]) -> Workflow {
+        var ids: [String] = []
+        var instances: [String: Set<Int>] = [:]
+        for target in targets {
+            if case .instance(let step, let index) = resolveTarget(target) {
+                ids.append(step)
+                instances[step, default: []].insert(index)
+            } else {
+                ids.append(target)
+            }
+        }
+        var restricted = restricted(toSteps: ids)
+        for (id, indices) in instances where !targets.contains(id) {
+            restricted.steps = restricted.steps.map {
+                $0.mapped { step in
+                    guard step.id == id else { return step }
+                    var step = step
+                    step.forEach?.only = indices
+                    return step
+                }
+            }
+        }
+        return restricted
+    }
+
+    /// What a target names.
+    public enum Target: Equatable {
+        /// A step.
+        case step
+        /// Instance `index` of the `forEach` step `step`.
+        case instance(step: String, index: Int)
+        /// An instance of a `forEach` step whose items come at run time.
+        case instanceOfWiredItems(step: String)
+        /// Nothing.
+        case unknown
+    }
+
+    /// What `target` names: a step's id, or an instance of a `forEach` step by its name or id.
+    public func resolveTarget(_ target: String) -> Target {
+        var found = Target.unknown
+        forEachStep { nested in
+            guard found == .unknown else { return }
+            let step = nested.step
+            if step.id == target {
+                found = .step
+                return
+            }
+            guard let forEach = step.forEach, target.hasPrefix(step.id) || forEach.name != nil
+            else { return }
+            guard let items = forEach.staticItems else {
+                if target.hasPrefix(step.id + "[") { found = .instanceOfWiredItems(step: step.id) }
+                return
+            }
+            let names = forEach.instanceNames(of: step.id, items: items)
+            if let index = names.firstIndex(of: target)
+                ?? items.indices.first(where: { ForEach.instanceID(of: step.id, at: $0) == target })
+            {
+                found = .instance(step: step.id, index: index)
+            }
+        }
+        return found
+    }
+
+    private func restricted(toSteps ids: [String]) -> Workflow {
         var parents: [String: String] = [:]
         var byID: [String: Step] = [:]
         forEachStep { nested in
