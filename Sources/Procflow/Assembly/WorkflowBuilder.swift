@@ -196,10 +196,10 @@ final class WorkflowBuilder: @unchecked Sendable {
         let procedure = ForEachProcedure(
             id: step.id, items: forEach.staticItems, only: forEach.only,
             tolerated: step.continueOnError,
-            naming: { forEach.instanceNames(of: step.id, items: $0) }
-        ) { [self] index, item, name in
-            makeInstance(of: step, at: index, item: item, path: path, name: name)
-        }
+            naming: { forEach.instanceNames(of: step.id, items: $0) },
+            makeInstance: { [self] index, item, name in
+                makeInstance(of: step, at: index, item: item, path: path, name: name)
+            })
         return procedure
     }
 
