@@ -106,6 +106,9 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
         var executor: any CommandExecutor = LocalExecutor()
         /// What the command asks of an executor that runs it as a job.
         var job = JobRequest()
+        /// Set for a service: the procedure finishes once the command is ready, which keeps
+        /// running.
+        var service: ServiceOptions?
 
         /// Options; by default procflow's environment, no output, a 16 MiB capture limit, a 5 s
         /// grace period, the shared process-group registry.
@@ -156,6 +159,8 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
     /// The input and output.
     public let ports = Locked(StepPorts())
     private let state = Locked(State())
+    /// For a service: its readiness and its end.
+    private let lifecycle: ServiceLifecycle?
 
     /// A procedure that runs `command` with `options`; `environmentInputs` holds the values wired
     /// into its environment (shared by the attempts of a retry).
@@ -166,6 +171,13 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
         self.command = command
         self.options = options
         self.environmentInputs = environmentInputs
+        lifecycle = options.service.map { service in
+            ServiceLifecycle(
+                service,
+                command: .init(
+                    environment: options.environment, directory: options.workingDirectory,
+                    gracePeriod: options.gracePeriod, groups: options.processGroups))
+        }
         super.init()
     }
 
@@ -190,7 +202,7 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
             workingDirectory: options.workingDirectory, stdin: input.map { Array($0.text.utf8) },
             captureStdout: options.output != .none, captureLimit: options.captureLimit,
             gracePeriod: options.gracePeriod, pipeGracePeriod: 0.2, groups: options.processGroups,
-            onOutput: options.onOutput, job: options.job)
+            onOutput: lifecycle?.watching(options.onOutput) ?? options.onOutput, job: options.job)
         switch command {
         case .script(let script, let interpreter):
             if let words = command.directArguments, options.executor.spawnsLocally {
@@ -232,9 +244,11 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
     private func start(_ launch: CommandLaunch) throws(StepError) {
         let run = try options.executor.start(launch) { [self] outcome in processDidEnd(outcome) }
         state.withLock { $0.run = run }
+        lifecycle?.started(run, by: self)
     }
 
     public override func procedureDidCancel(with error: (any Error)?) {
+        lifecycle?.cancelled()
         guard let run = state.withLock({ $0.run }) else { return }
         run.terminate(
             signal: Self.interruptSignal(in: error) ?? SIGTERM, gracePeriod: options.gracePeriod)
@@ -251,9 +265,16 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
     }
 
     private func processDidEnd(_ outcome: CommandOutcome) {
-        finish(
-            withResult: Self.result(
-                of: outcome, output: options.output, captureLimit: options.captureLimit))
+        let result = Self.result(
+            of: outcome, output: options.output, captureLimit: options.captureLimit)
+        guard let lifecycle else { return finish(withResult: result) }
+        if let result = lifecycle.ended(outcome, as: result) { finish(withResult: result) }
+    }
+
+    /// Stops a service that is ready: SIGTERM to its process group, then SIGKILL after the
+    /// grace period.
+    func stopService() {
+        state.withLock { $0.run }?.terminate(signal: SIGTERM, gracePeriod: options.gracePeriod)
     }
 
     /// What a command's end makes of the procedure: its output, or why it failed. Only an
