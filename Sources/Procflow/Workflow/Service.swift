@@ -15,10 +15,10 @@ public struct Service: Sendable {
         /// This `/bin/sh -e -c` script exits 0.
         case command(String)
 
-        /// How the workflow file says it: `port 5432`, `log "ready"`.
+        /// How a plan says it: `port 5432`, `log "ready"`, `start`.
         public var summary: String {
             switch self {
-            case .started: "started"
+            case .started: "start"
             case .port(let port): "port \(port)"
             case .http(let url): "http \(url)"
             case .log(let pattern): "log \"\(pattern)\""
