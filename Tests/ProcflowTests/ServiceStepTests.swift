@@ -216,6 +216,25 @@ struct ServiceStepTests {
         #expect(result.stdout.contains(line), "\(result.stdout)")
     }
 
+    /// The service dies while its dependent waits for another step: the dependent fails
+    /// without starting.
+    @Test func dyingBeforeADependentStartsFailsIt() throws {
+        let fixture = try WorkflowFixture(
+            workflow(
+                #"{"id": "db", "kind": "shell", "service": true, "run": "echo up; while [ ! -f go ]; do sleep 0.01; done; exit 2", "ready": {"log": "up"}},"#
+                    + #"{"id": "slow", "kind": "shell", "run": "touch running; sleep 300", "dependsOn": ["db"]},"#
+                    + #"{"id": "go", "kind": "shell", "run": "while [ ! -f running ]; do sleep 0.01; done; touch go", "dependsOn": ["db"]},"#
+                    + #"{"id": "test", "kind": "shell", "run": "touch ran", "dependsOn": ["db", "go", "slow"]}"#
+            ))
+        defer { fixture.remove() }
+        let (result, events) = try fixture.events()
+        #expect(result.status == 1)
+        let found = reasons(events)
+        #expect(found["slow"] == "service db exited with status 2 while slow was running")
+        #expect(found["test"] == "service db exited with status 2 before test started")
+        #expect(fixture.contents("ran") == nil)
+    }
+
     /// A step after the dependents (not depending on the service) waits for the service and
     /// its child to be gone: it ends only if the service is stopped once its last dependent has
     /// finished, not at the run's end.
@@ -266,6 +285,21 @@ struct ServiceStepTests {
         let output = run.finish(timeout: 60)
         #expect(run.process.terminationStatus == 130, "\(output)")
         #expect(!found.contains(where: isAlive))
+    }
+
+    /// The example of workflows/README.md's Services section validates.
+    @Test func theReferenceExampleValidates() throws {
+        let reference = try String(
+            contentsOf: packageRoot.appendingPathComponent("workflows/README.md"), encoding: .utf8)
+        let section = try #require(reference.range(of: "### Services"))
+        let start = try #require(
+            reference.range(of: "```json\n", range: section.upperBound..<reference.endIndex))
+        let end = try #require(
+            reference.range(of: "```", range: start.upperBound..<reference.endIndex))
+        let json = workflow(
+            String(reference[start.upperBound..<end.lowerBound]),
+            extra: #""vars": {"port": "5432"}, "#)
+        #expect(diagnostics(json) == [])
     }
 
     @Test func dryRunListsIt() throws {
