@@ -257,6 +257,20 @@ struct ServiceStepTests {
         #expect(!found.contains(where: isAlive))
     }
 
+    /// What a service writes as it stops comes before the summary.
+    @Test func itsLastLinesComeBeforeTheSummary() throws {
+        let fixture = try WorkflowFixture(
+            workflow(
+                #"{"id": "db", "kind": "shell", "service": true, "run": "trap 'echo stopping now; exit 0' TERM; echo up; while :; do sleep 0.01; done", "ready": {"log": "up"}},"#
+                    + #"{"id": "test", "kind": "shell", "run": "true", "dependsOn": ["db"]}"#))
+        defer { fixture.remove() }
+        let result = try fixture.run()
+        #expect(result.status == 0)
+        let stopping = try #require(result.stdout.range(of: "db   stopping now"))
+        let summary = try #require(result.stdout.range(of: "Summary of"))
+        #expect(stopping.upperBound < summary.lowerBound)
+    }
+
     /// Run alone (a target), nothing depends on it: it is stopped as soon as it is ready.
     @Test func withNoDependentInTheRunItStopsOnceReady() throws {
         let fixture = try WorkflowFixture(
@@ -285,6 +299,29 @@ struct ServiceStepTests {
         let output = run.finish(timeout: 60)
         #expect(run.process.terminationStatus == 130, "\(output)")
         #expect(!found.contains(where: isAlive))
+    }
+
+    /// Under `--executor slurm` a service runs only if it says `"executor": "local"`.
+    @Test(arguments: [false, true])
+    func onTheSlurmExecutorOnlyALocalServiceRuns(local: Bool) throws {
+        let executor = local ? #", "executor": "local""# : ""
+        let fixture = try WorkflowFixture(
+            workflow(
+                #"{"id": "db", "kind": "shell", "service": true, "run": "echo up; exec sleep 300", "ready": {"log": "up"}\#(executor)},"#
+                    + #"{"id": "test", "kind": "shell", "run": "true", "executor": "local", "dependsOn": ["db"]}"#
+            ))
+        defer { fixture.remove() }
+        let (result, events) = try fixture.events(["--executor", "slurm"])
+        if local {
+            #expect(result.status == 0, "\(result.stdout)")
+            #expect(statuses(events) == ["db": "succeeded", "test": "succeeded"])
+        } else {
+            #expect(result.status == 1)
+            #expect(
+                reasons(events)["db"]
+                    == #"a service runs on this machine, not on the slurm executor: give it "executor": "local""#
+            )
+        }
     }
 
     /// The example of workflows/README.md's Services section validates.

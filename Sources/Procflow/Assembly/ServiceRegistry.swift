@@ -1,3 +1,4 @@
+import Foundation
 import ProcedureKit
 
 /// The services of one run, and the steps that depend on them.
@@ -27,6 +28,8 @@ final class ServiceRegistry: Sendable {
     private let state: Locked<State>
     /// The procedure of a step, once built.
     private let node: @Sendable (String) -> Procedure?
+    /// The services that were ready and have not yet exited.
+    private let running = DispatchGroup()
 
     /// The services among `steps`, each with the steps that name it among their
     /// prerequisites; `node` finds a step's procedure.
@@ -49,6 +52,7 @@ final class ServiceRegistry: Sendable {
 
     /// The service `id` is ready; stopped at once if nothing in the run depends on it.
     func ready(_ id: String, _ procedure: ShellProcedure) {
+        running.enter()
         let stop = state.withLock { state -> Bool in
             state.entries[id]?.procedure = procedure
             guard state.entries[id]?.waiting.isEmpty == true else { return false }
@@ -82,6 +86,7 @@ final class ServiceRegistry: Sendable {
     /// The service `id` exited after it was ready: unless the registry stopped it, the
     /// dependents that have not finished fail.
     func exited(_ id: String, _ outcome: CommandOutcome) {
+        defer { running.leave() }
         let waiting = state.withLock { state -> Set<String> in
             guard let entry = state.entries[id], !entry.stopping, !state.ending else { return [] }
             state.entries[id]?.stopping = true
@@ -113,6 +118,12 @@ final class ServiceRegistry: Sendable {
             return running
         }
         for procedure in running { procedure.stopService() }
+    }
+
+    /// Waits, at most `timeout` seconds, until every service that was ready has exited and its
+    /// last lines have been reported.
+    func waitForExits(timeout: TimeInterval) {
+        _ = running.wait(timeout: .now() + timeout)
     }
 
     /// "exited with status 1", "was killed by SIGKILL (9)".

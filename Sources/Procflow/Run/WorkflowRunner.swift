@@ -172,6 +172,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         accountForStepsThatNeverRan()
         builder.services.stopAll()
         endLeftovers()
+        // Killed by now: what is left is their last lines, on their way.
+        builder.services.waitForExits(timeout: 1)
         executorNotes = executors.endRun(
             gracePeriod: options.gracePeriod, hurry: { [state] in state.withLock { $0.killed } })
         state.withLock { $0.finished = true }
