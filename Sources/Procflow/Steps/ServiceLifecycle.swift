@@ -36,6 +36,7 @@ final class ServiceLifecycle: Sendable {
     private let options: ServiceOptions
     private let gracePeriod: TimeInterval
     private let state = Locked(State())
+    /// Set once, in init: the wait calls back into this object, so it is made after it.
     private let readiness = Locked<ServiceReadiness?>(nil)
 
     init(_ options: ServiceOptions, command: ServiceReadiness.CommandSettings) {

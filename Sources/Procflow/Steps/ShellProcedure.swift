@@ -21,6 +21,9 @@ import ProcedureKit
 ///
 /// Cancelling it (a timeout does) sends SIGTERM to its process group — or the signal of an
 /// ``InterruptError`` it is cancelled with — then SIGKILL after ``Options/gracePeriod``.
+///
+/// A service (``Options/service``) succeeds once its command is ready and leaves it running
+/// (``ServiceLifecycle``), until ``stopService()``.
 public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sendable {
     // @unchecked Sendable: mutable state lives in `ports` and `state`, `Locked` mutexes.
 
