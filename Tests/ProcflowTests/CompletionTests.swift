@@ -10,7 +10,12 @@ import Testing
 struct CompletionTests {
     /// What bash completes for `line` (the cursor at its end) in `directory`.
     static func complete(_ line: String, in directory: URL) throws -> [String] {
-        var words = line.split(separator: " ").map(String.init)
+        // As bash cuts words: at spaces, and around = (in COMP_WORDBREAKS).
+        var words: [String] = []
+        for word in line.split(separator: " ") {
+            let parts = word.split(separator: "=", omittingEmptySubsequences: false)
+            words += parts.count == 1 ? [String(word)] : [String(parts[0]), "=", String(parts[1])]
+        }
         if line.hasSuffix(" ") { words.append("") }
         let quoted = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         let script = """
@@ -68,6 +73,13 @@ struct CompletionTests {
             try Self.complete("procflow run -f other.json --only o", in: directory) == [
                 "other-step"
             ])
+        // An option's value is not the workflow file; --file= is -f.
+        #expect(
+            try Self.complete("procflow run --summary other.json sh", in: directory) == ["shout"])
+        #expect(
+            try Self.complete("procflow run --file=other.json o", in: directory) == ["other-step"])
+        #expect(try Self.complete("procflow run --output=g", in: directory) == ["grouped"])
+        #expect(try Self.complete("procflow run -j 2 sh", in: directory) == ["shout"])
         // A file argument completes files.
         #expect(try Self.complete("procflow validate oth", in: directory) == ["other.json"])
     }

@@ -102,11 +102,38 @@ struct DefaultFileTests {
         let bad = try runProcflow(["run", "-j", "0", "-f", file], in: elsewhere)
         #expect(bad.status == 2)
         #expect(bad.stderr.hasPrefix("error: The value '0' is invalid for '--max-concurrent <n>'"))
+        // Flags together, and an option after them.
+        for together in [["-nv", "-f", file], ["-vnf", file], ["-nj2", "-f", file]] {
+            let run = try runProcflow(["run"] + together + ["shout"], in: elsewhere)
+            #expect(run.status == 0, "\(together): \(run.stderr)")
+            #expect(run.stdout.contains("plan for starter"), "\(together)")
+        }
         let unknown = try runProcflow(["run", "-z"], in: elsewhere)
         #expect(unknown.stderr == "error: Unknown option '-z'\nSee 'procflow help run'.\n")
+        let unknownAfter = try runProcflow(["run", "-nz"], in: elsewhere)
+        #expect(unknownAfter.stderr == "error: Unknown option '-z'\nSee 'procflow help run'.\n")
         let help = try runProcflow(["help", "run"])
         #expect(help.stdout.contains("  -j, --max-concurrent <n>"))
         #expect(help.stdout.contains("  -n, --dry-run"))
         #expect(help.stdout.contains("  -f, --file <file>"))
+    }
+
+    @Test func cacheCleanFindsTheDefaultFileOrTakesDashF() throws {
+        let directory = try Self.project()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let state = directory.appendingPathComponent(".procflow").path
+        let deeper = directory.appendingPathComponent("sub/deeper")
+        for clean in [["cache", "clean"], ["cache", "clean", "-f", "../../procflow.json"]] {
+            #expect(try runProcflow(["run"], in: directory).status == 0)
+            #expect(FileManager.default.fileExists(atPath: state))
+            let result = try runProcflow(clean, in: deeper)
+            #expect(result.status == 0, "\(clean): \(result.stderr)")
+            #expect(result.stdout.hasPrefix("removed "), "\(clean): \(result.stdout)")
+            #expect(result.stdout.contains(directory.standardizedFileURL.path + "/.procflow"))
+            #expect(!FileManager.default.fileExists(atPath: state), "\(clean)")
+        }
+        let both = try runProcflow(["cache", "clean", "a.json", "-f", "b.json"], in: deeper)
+        #expect(both.status == 2)
+        #expect(both.stderr.hasPrefix("error: Unexpected argument 'a.json'"))
     }
 }

@@ -129,8 +129,11 @@ struct DiagnosticDisplayTests {
                 """)
     }
 
-    @Test func aYAMLFileIsToldInOneLine() throws {
-        let fixture = try WorkflowFixture("# a pipeline\nname: build\nprocedures:\n  - id: a\n")
+    @Test(arguments: ["\n", "\r\n"])
+    func aYAMLFileIsToldInOneLine(lineEnd: String) throws {
+        let fixture = try WorkflowFixture(
+            ["# a pipeline", "name: build", "procedures:", "  - id: a", ""].joined(
+                separator: lineEnd))
         defer { fixture.remove() }
         let result = try runProcflow(["validate", fixture.file], in: fixture.directory)
         #expect(result.status == 2)

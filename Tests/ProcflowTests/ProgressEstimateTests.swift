@@ -109,6 +109,31 @@ struct ProgressEstimateTests {
                 == untouched)
     }
 
+    @Test func aRunOfSomeStepsKeepsTheOthersDurations() throws {
+        let fixture = try WorkflowFixture(
+            #"""
+            {"procedures": [
+              {"id": "a", "kind": "shell", "run": "true"},
+              {"id": "b", "kind": "shell", "run": "true"},
+              {"id": "each", "kind": "shell", "forEach": {"in": ["x", "y"]}, "run": "true"}
+            ]}
+            """#)
+        defer { fixture.remove() }
+        let path = fixture.directory.appendingPathComponent("flow.json").path
+        let file = StepDurationsFile(
+            directory: StateDirectory.beside(workflow: path), workflowFile: path)
+        #expect(try fixture.run().status == 0)
+        let all = Set(file.load().keys)
+        #expect(all.isSuperset(of: ["a", "b", "each[0]", "each[1]"]), "\(all)")
+        #expect(try fixture.run(["a"]).status == 0)
+        #expect(Set(file.load().keys) == all)
+        // A step gone from the file goes from the file of durations at the next run.
+        try Data(#"{"procedures": [{"id": "a", "kind": "shell", "run": "true"}]}"#.utf8).write(
+            to: URL(fileURLWithPath: path))
+        #expect(try fixture.run(["--force"]).status == 0)
+        #expect(Set(file.load().keys) == ["a"])
+    }
+
     @Test func aDamagedDurationsFileIsIgnored() throws {
         let fixture = try WorkflowFixture(
             #"{"procedures": [{"id": "a", "kind": "shell", "run": "true"}]}"#)
@@ -116,7 +141,7 @@ struct ProgressEstimateTests {
         let path = fixture.directory.appendingPathComponent("flow.json").path
         let file = StepDurationsFile(
             directory: StateDirectory.beside(workflow: path), workflowFile: path)
-        try file.record(["a": 1.5, "gone": 2], keeping: ["a"])
+        try file.record(["a": 1.5, "gone": 2], ran: ["a"], outside: [])
         #expect(file.load() == ["a": 1.5])
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: file.path))
         #expect(file.load() == [:])

@@ -34,6 +34,9 @@ final class WorkflowBuilder: @unchecked Sendable {
         /// `jobsCategory`.
         var maxJobs: Int
         var jobsCategory: String
+        /// The run's secrets: output lines are not cut inside one, and an HTTP error's excerpt
+        /// of a body is masked before it is cut.
+        var secrets = SecretValues.none
         /// For incremental runs: the cache, and the steps it knows.
         var incremental: Incremental? = nil
     }
@@ -391,6 +394,7 @@ final class WorkflowBuilder: @unchecked Sendable {
         options.executor = settings.executors.executor(
             step.executor(default: settings.defaultExecutor) ?? "local")
         options.job = jobRequest(for: step)
+        options.secrets = settings.secrets
         if let service = shell.service, let services {
             options.service = ServiceOptions(
                 service: service, onReady: { services.ready(id, $0) },
@@ -400,7 +404,7 @@ final class WorkflowBuilder: @unchecked Sendable {
     }
 
     private func makeHTTP(_ http: HTTP, timeout: TimeInterval?) -> HTTPProcedure {
-        HTTPProcedure(http, timeout: timeout ?? 60)
+        HTTPProcedure(http, timeout: timeout ?? 60, secrets: settings.secrets)
     }
 
     private func makeFile(_ operation: FileOperation) -> FileProcedure {

@@ -4,6 +4,7 @@ struct CacheCommand: ParsableCommand {
     enum Option: String, CommandOption {
         case maxSize = "max-size"
         case stateDir = "state-dir"
+        case file
 
         var spec: OptionSpec {
             switch self {
@@ -15,6 +16,8 @@ struct CacheCommand: ParsableCommand {
                 )
             case .stateDir:
                 return StateDirectoryOption.spec
+            case .file:
+                return WorkflowArguments.fileOption
             }
         }
     }
@@ -31,8 +34,9 @@ struct CacheCommand: ParsableCommand {
         clean removes everything procflow keeps in the state directory: every step runs on
         the next run. prune --max-size SIZE removes the least recently used stored files and
         histories until they take at most SIZE (runs keep the store under 1G themselves). The
-        state directory is --state-dir, else .procflow beside the workflow FILE, else
-        .procflow in the current directory.
+        state directory is --state-dir, else .procflow beside the workflow FILE (or -f FILE),
+        else beside the procflow.json found from the current directory up, else .procflow in
+        the current directory.
         """
     static let arguments = [
         CommandDescription.Argument(name: "action", help: "clean or prune."),
@@ -53,10 +57,15 @@ struct CacheCommand: ParsableCommand {
             )
         }
         self.action = action
+        if arguments.value(.file) != nil, arguments.positionals.count > 1 {
+            throw ArgumentError(message: "Unexpected argument '\(arguments.positionals[1])'")
+        }
         if let path = arguments.value(.stateDir) {
             directory = StateDirectory(path: resolve(path, in: "."))
-        } else if arguments.positionals.count > 1 {
-            directory = .beside(workflow: arguments.positionals[1])
+        } else if let file = arguments.value(.file)
+            ?? arguments.positionals.dropFirst().first ?? DefaultWorkflowFile.find()
+        {
+            directory = .beside(workflow: file)
         } else {
             directory = StateDirectory(path: resolve(".procflow", in: "."))
         }

@@ -116,18 +116,20 @@ struct CommandDescription {
                 name = String(name[..<equals])
             }
         } else {
-            // `-j 4`, `-j4`, `-n`.
+            // `-j 4`, `-j4`, `-n`, and flags together: `-nv`, `-nj4`.
             let letter = argument.dropFirst().first
             guard let spec = options.first(where: { $0.short != nil && $0.short == letter }) else {
-                throw ArgumentError(message: "Unknown option '\(argument)'")
+                throw ArgumentError(message: "Unknown option '-\(letter.map(String.init) ?? "")'")
             }
             name = spec.name
             let attached = argument.dropFirst(2)
             if !attached.isEmpty {
-                guard spec.valueName != nil else {
-                    throw ArgumentError(message: "Unknown option '\(argument)'")
+                if spec.valueName == nil {
+                    // The letters after a flag are flags (or an option) of their own.
+                    rest.insert("-" + attached, at: rest.startIndex)
+                } else {
+                    inlineValue = String(attached)
                 }
-                inlineValue = String(attached)
             }
         }
         guard let option = Option(rawValue: name) else {

@@ -117,18 +117,26 @@ enum CompletionScript {
             }
         }
         let names = (commands.map(\.name) + ["help", "--help", "--version"]).joined(separator: " ")
+        // bash cuts `--file=x` into `--file`, `=` and `x` (= is in COMP_WORDBREAKS).
+        let skipValue = "[ \"${COMP_WORDS[i+1]}\" = \"=\" ] && ((i++)); ((i++))"
+        let valueOptions = takesValue.sorted().joined(separator: "|")
         return """
             # procflow completion for bash. Load it with: source <(procflow completion bash)
             _procflow_ids() {
-              # The workflow at hand: -f's value, else the first argument naming a .json file,
-              # else the one procflow finds from here up.
-              local i word file=""
+              # The workflow at hand: -f's value, else the first argument when it names a .json
+              # file, else the one procflow finds from here up.
+              local i word file="" first=""
               for ((i = 2; i < COMP_CWORD; i++)); do
                 word="${COMP_WORDS[i]}"
                 case "$word" in
-                  -f|--file) file="${COMP_WORDS[i+1]}"; break;;
+                  -f|--file) [ "${COMP_WORDS[i+1]}" = "=" ] && ((i++)); file="${COMP_WORDS[i+1]}"; break;;
                   --file=*) file="${word#--file=}"; break;;
-                  *.json|*.jsonc) [ -z "$file" ] && file="$word";;
+                  \(valueOptions)) \(skipValue);;
+                  -*) ;;
+                  *) if [ -z "$first" ]; then
+                       first=1
+                       case "$word" in *.json|*.jsonc) file="$word";; esac
+                     fi;;
                 esac
               done
               if [ -n "$file" ]; then
@@ -142,6 +150,9 @@ enum CompletionScript {
               local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
               local command="${COMP_WORDS[1]}" words="" i word count=0 named=""
               COMPREPLY=()
+              # The value after `--output=`: bash makes = a word of its own.
+              [ "$cur" = "=" ] && cur=""
+              [ "$prev" = "=" ] && prev="${COMP_WORDS[COMP_CWORD-2]}"
               if [ "$COMP_CWORD" -eq 1 ]; then
                 COMPREPLY=($(compgen -W "\(names)" -- "$cur"))
                 return
@@ -160,8 +171,9 @@ enum CompletionScript {
               for ((i = 2; i < COMP_CWORD; i++)); do
                 word="${COMP_WORDS[i]}"
                 case "$word" in
-                  -f|--file|--file=*) named=1; [ "$word" = "--file=${word#--file=}" ] || ((i++));;
-                  \(takesValue.sorted().joined(separator: "|"))) ((i++));;
+                  --file=*) named=1;;
+                  -f|--file) named=1; \(skipValue);;
+                  \(valueOptions)) \(skipValue);;
                   -*) ;;
                   *) ((count++));;
                 esac

@@ -82,7 +82,14 @@ struct ExportCommand: ParsableCommand {
         settings.environment = console.environment
         switch target.export(loaded, settings: settings, source: source) {
         case .success(let document):
-            for warning in document.warnings {
+            var warnings = document.warnings
+            let secrets = SecretValues(loaded.secretValues(in: console.environment))
+            if !secrets.isEmpty, secrets.mask(document.text) != document.text {
+                warnings.append(
+                    "the manifest holds the values of the workflow's secrets in clear: keep it private (Argo passes them to the pods as written)"
+                )
+            }
+            for warning in warnings {
                 console.writeError("warning: \(warning.escapingControlCharacters)\n")
             }
             console.write(document.text)

@@ -442,10 +442,15 @@ struct RunCommand: ParsableCommand {
         let graph = WorkflowGraph(workflow)
         let masker = Self.masker(of: workflow, console: console)
         if !masker.isEmpty, console.environment["GITHUB_ACTIONS"] == "true" {
-            // GitHub masks them in its log too, from here on.
-            console.write(
-                SecretMasker.githubMaskCommands(
-                    for: workflow.secretValues(in: console.environment)))
+            // GitHub masks them in its log too, from here on. It reads commands on both
+            // streams: standard error keeps --events json's lines all JSON.
+            let commands = SecretMasker.githubMaskCommands(
+                for: workflow.secretValues(in: console.environment))
+            if output(on: console) == .events {
+                console.writeError(commands)
+            } else {
+                console.write(commands)
+            }
         }
         let console = console.masking(masker)
         let files = ReportFiles(
@@ -465,7 +470,11 @@ struct RunCommand: ParsableCommand {
                 if let duration = row.duration { ran[row.id] = duration }
             }
             do {
-                if !ran.isEmpty { try durations.record(ran, keeping: Set(summary.rows.map(\.id))) }
+                if !ran.isEmpty {
+                    try durations.record(
+                        ran, ran: Set(summary.rows.map(\.id)),
+                        outside: workflow.stepsLeftOut)
+                }
             } catch {
                 warn(console)("the steps' durations were not kept: \(error.message)")
             }

@@ -32,11 +32,16 @@ struct StepDurationsFile {
     }
 
     /// Keeps `durations` (the steps that ran and succeeded now), over what was kept, for the
-    /// steps in `ids` (the workflow's now: steps gone from it are dropped).
-    func record(_ durations: [String: Double], keeping ids: Set<String>) throws(CacheProblem) {
+    /// steps in the run `ran`, and for those in `outside`, the file's steps the run left out
+    /// (a run of some steps), with their instances: steps gone from the file are dropped.
+    func record(_ durations: [String: Double], ran: Set<String>, outside: Set<String>)
+        throws(CacheProblem)
+    {
         var all = load()
         for (id, seconds) in durations { all[id] = (seconds * 1000).rounded() / 1000 }
-        all = all.filter { ids.contains($0.key) }
+        all = all.filter {
+            ran.contains($0.key) || outside.contains(ForEach.stepID(ofInstance: $0.key))
+        }
         try directory.prepare()
         let document: JSONValue = .object([
             "version": .number(1), "durations": .object(all.mapValues(JSONValue.number)),

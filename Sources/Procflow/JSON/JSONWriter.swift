@@ -12,6 +12,13 @@ enum JSONWriter {
         return output
     }
 
+    /// `text` as it stands between the quotes of a JSON string.
+    static func stringContent(_ text: String) -> String {
+        var output = ""
+        writeString(text, to: &output)
+        return String(output.dropFirst().dropLast())
+    }
+
     /// An object with members in the order given.
     static func string(_ object: Object) -> String {
         var output = "{"

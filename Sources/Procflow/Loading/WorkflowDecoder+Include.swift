@@ -21,29 +21,38 @@ extension WorkflowDecoder {
         let variablesAt: (offset: Int, pointer: JSONPointer)?
     }
 
-    /// The steps the files listed at `pointer` bring, each file's as a group named by its
-    /// `as` with ids prefixed `as.`, and the variables of their dotenv files.
-    func decodeIncludes(_ node: JSONNode, at pointer: JSONPointer) -> (
-        steps: [Step], dotenv: [(name: String, value: String)], secrets: Set<String>
-    ) {
+    /// What included files bring to the workflow that includes them.
+    struct Included {
+        /// Each file's steps, as a group named by its `as` with ids prefixed `as.`.
+        var steps: [Step] = []
+        /// The variables of their dotenv files.
+        var dotenv: [(name: String, value: String)] = []
+        /// The names their `secrets` give.
+        var secrets: Set<String> = []
+        /// Their variables and `env` entries, which reach only their own steps: the values a
+        /// secret name may have there.
+        var values: [(name: String, value: String)] = []
+    }
+
+    /// What the files listed at `pointer` bring.
+    func decodeIncludes(_ node: JSONNode, at pointer: JSONPointer) -> Included {
+        var included = Included()
         guard case .array(let entries) = node.value else {
             report.error(
                 "expected an array of includes, found \(node.typeDescription)", at: node.offset,
                 pointer)
-            return ([], [], [])
+            return included
         }
-        var steps: [Step] = []
-        var dotenv: [(name: String, value: String)] = []
-        var secrets: Set<String> = []
         for (position, entry) in entries.enumerated() {
             guard let include = decodeInclude(entry, at: pointer.appending(position)),
-                let included = load(include)
+                let (group, workflow) = load(include)
             else { continue }
-            steps.append(included.group)
-            dotenv += included.dotenv
-            secrets.formUnion(included.secrets)
+            included.steps.append(group)
+            included.dotenv += workflow.dotenv
+            included.secrets.formUnion(workflow.secrets)
+            included.values += workflow.variables + workflow.environment + workflow.includedValues
         }
-        return (steps, dotenv, secrets)
+        return included
     }
 
     private func decodeInclude(_ node: JSONNode, at pointer: JSONPointer) -> Include? {
@@ -82,9 +91,7 @@ extension WorkflowDecoder {
 
     /// Reads, parses and decodes the included file, with its own includes; its problems are
     /// reported in it.
-    private func load(_ include: Include) -> (
-        group: Step, dotenv: [(name: String, value: String)], secrets: Set<String>
-    )? {
+    private func load(_ include: Include) -> (group: Step, workflow: Workflow)? {
         let full = resolve(include.path, in: directory(of: report.file))
         let canonical = WorkflowLoader.canonicalPath(full)
         let chain = (report.includeChain + [canonical]).map { lastComponent($0) }
@@ -129,7 +136,7 @@ extension WorkflowDecoder {
             dependsOn: [], input: nil, when: nil, mutex: [], retry: nil, timeout: nil,
             continueOnError: false, always: false, pointer: include.pointer,
             offset: include.offset)
-        return (group, workflow.dotenv, workflow.secrets)
+        return (group, workflow)
     }
 
     /// Reads and parses the included file, nested `depth` levels deep; reports, at the

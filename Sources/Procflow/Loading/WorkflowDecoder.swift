@@ -51,19 +51,20 @@ struct WorkflowDecoder {
         } else {
             object.missing("procedures", ": a workflow lists its procedures")
         }
-        var dotenvVariables = dotenv
+        var included = WorkflowDecoder.Included()
         if let (node, pointer) = object.node("include") {
-            let included = decodeIncludes(node, at: pointer)
+            included = decodeIncludes(node, at: pointer)
             steps += included.steps
-            dotenvVariables += included.dotenv
             secrets.formUnion(included.secrets)
         }
         object.reportUnread(in: "the workflow", allowed: WorkflowFields.topLevelFields)
         var workflow = Workflow(
             path: report.file, name: name, description: description, variables: variables,
-            environment: environment, dotenv: dotenvVariables, maxConcurrency: maxConcurrency,
+            environment: environment, dotenv: dotenv + included.dotenv,
+            maxConcurrency: maxConcurrency,
             cacheKey: cacheKey, executor: defaults.executor, steps: steps)
         workflow.secrets = secrets
+        workflow.includedValues = included.values
         return workflow
     }
 

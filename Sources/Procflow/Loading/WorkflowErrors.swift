@@ -7,6 +7,9 @@ public struct WorkflowErrors: Error, Sendable, CustomStringConvertible {
     public var diagnostics: [Diagnostic]
     /// The files the diagnostics are located in, for the report to show their lines.
     var sources: SourceMap?
+    /// The values of the secrets the file names, as far as it could be read: masked in the
+    /// messages and the lines shown, as they are and as the file writes them in JSON.
+    var secrets = SecretValues.none
 
     /// The problems `diagnostics`, in the files `sources` holds.
     init(diagnostics: [Diagnostic], sources: SourceMap? = nil) {
@@ -46,6 +49,6 @@ public struct WorkflowErrors: Error, Sendable, CustomStringConvertible {
         if diagnostics.count > Self.printedLimit {
             lines.append("… and \(diagnostics.count - Self.printedLimit) more")
         }
-        return lines.joined(separator: "\n")
+        return secrets.mask(lines.joined(separator: "\n"))
     }
 }

@@ -81,12 +81,26 @@ public enum WorkflowLoader {
         }
         diagnostics += context.diagnostics
         guard diagnostics.isEmpty, let workflow else {
-            throw WorkflowErrors(
+            var errors = WorkflowErrors(
                 diagnostics: inFileOrder(diagnostics, first: file), sources: sources)
+            if let workflow { errors.secrets = secretForms(of: workflow) }
+            throw errors
         }
         var loaded = workflow
         loaded.sources = sources
         return loaded
+    }
+
+    /// The values of `workflow`'s secrets (with procflow's environment) as they are, with
+    /// control characters escaped, and as a JSON string in the file writes them.
+    private static func secretForms(of workflow: Workflow) -> SecretValues {
+        var environment: [String: String] = [:]
+        for name in workflow.secrets {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        return SecretValues(
+            workflow.secretValues(in: environment),
+            alsoAs: [\.escapingControlCharacters, JSONWriter.stringContent])
     }
 
     /// A diagnostic for each `--var` that names no variable `workflow` declares.
@@ -145,11 +159,14 @@ public enum WorkflowLoader {
 /// blank or a `#` comment is `---` or a `key:` mapping entry.
 func looksLikeYAML(_ bytes: [UInt8]) -> Bool {
     let text = String(decoding: bytes.prefix(4096), as: UTF8.self)
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    // "\r\n" is one Character: a file with CRLF ends splits on it.
+    for line in text.split(
+        omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+    {
         let trimmed = line.drop { $0 == " " || $0 == "\t" || $0 == "\u{FEFF}" }
         if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
         if trimmed.hasPrefix("---") { return true }
-        return trimmed.wholeMatch(of: /[A-Za-z_][-A-Za-z0-9_ .]*:(\s.*)?\r?/) != nil
+        return trimmed.wholeMatch(of: /[A-Za-z_][-A-Za-z0-9_ .]*:(\s.*)?/) != nil
     }
     return false
 }

@@ -33,10 +33,12 @@ public struct RunSummary: Sendable {
         /// Whether `text` is only its start.
         public var isCut: Bool { text.utf8.count < bytes }
 
-        /// The preview of `value`, given in `format`.
-        public init(_ value: JSONValue, format: OutputFormat) {
+        /// The preview of `value`, given in `format`, with `secrets` masked in the whole
+        /// before it is cut.
+        public init(_ value: JSONValue, format: OutputFormat, secrets: SecretValues = .none) {
             self.format = format
-            let whole = format == .json ? JSONWriter.string(value) : value.text
+            var whole = format == .json ? JSONWriter.string(value) : value.text
+            if !secrets.isEmpty { whole = secrets.mask(whole) }
             bytes = whole.utf8.count
             guard bytes > Self.limit else {
                 text = whole

@@ -53,6 +53,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private let processGroups = ProcessGroups()
     /// The executors the run's shell steps use.
     private let executors: RunExecutors
+    /// The values of the workflow's secrets, masked in every event before a reporter sees it.
+    private let secrets: SecretValues
     /// What the executors said at the end of the run (Slurm's jobs), once ``run()`` returned.
     public private(set) var executorNotes: [String] = []
     // Set once, by `runProcedures()` before any procedure starts; read only by procedures'
@@ -68,6 +70,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         self.nestedSteps = nestedSteps
         records = StepRecords(nestedSteps)
         hasAlwaysSteps = nestedSteps.contains { $0.step.always }
+        // Commands print JSON: a value is looked for JSON-escaped too.
+        secrets = SecretValues(
+            workflow.secretValues(in: options.environment), alsoAs: [JSONWriter.stringContent])
         let number = Self.runCount.wrappingAdd(1, ordering: .relaxed).newValue
         runID = [options.environment["PROCFLOW_RUN_ID"], "\(getpid())-\(number)"]
             .compactMap { $0 }.joined(separator: "/")
@@ -116,6 +121,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
                 executors: executors,
                 defaultExecutor: workflow.defaultExecutor(override: options.executor),
                 maxJobs: max(1, options.maxJobs), jobsCategory: "procflow.jobs.\(runID)",
+                secrets: secrets,
                 incremental: options.cache.map { cache in
                     .init(
                         context: .init(cache: cache, force: options.force, events: self),
@@ -355,7 +361,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             format != .none,
             let value = (procedure as? any OutputProcedure<JSONValue>)?.output.value?.value
         {
-            records.keep(id, value: RunSummary.ValuePreview(value, format: format))
+            records.keep(
+                id, value: RunSummary.ValuePreview(value, format: format, secrets: secrets))
         }
         emit(step: id, kind)
         if case .branch = builder.step(id)?.kind {
@@ -453,6 +460,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     }
 
     private func emit(_ event: RunEvent) {
+        let event = secrets.isEmpty ? event : event.masking(secrets)
         reporting.withLock { _ in
             for reporter in reporters { reporter.report(event) }
         }

@@ -19,6 +19,8 @@ struct CommandLaunch {
     /// Where a local command's process group is registered while it may hold processes.
     var groups: ProcessGroups = .shared
     var onOutput: (@Sendable (ShellProcedure.Stream, [Substring]) -> Void)?
+    /// The run's secrets, which output lines are never cut inside.
+    var secrets = SecretValues.none
     /// What an executor that submits jobs asks for them.
     var job = JobRequest()
 }

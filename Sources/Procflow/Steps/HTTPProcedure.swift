@@ -21,18 +21,21 @@ public final class HTTPProcedure: Procedure, StepPortsProcedure, @unchecked Send
     /// Seconds the whole exchange may take.
     public let timeout: TimeInterval
     private let transport: any HTTPTransport
+    private let secrets: SecretValues
     /// The input and output.
     public let ports = Locked(StepPorts())
     private let state = Locked(State())
 
-    /// A procedure that makes `request` through `transport`, giving up after `timeout` seconds.
+    /// A procedure that makes `request` through `transport`, giving up after `timeout` seconds;
+    /// `secrets` are masked in the excerpt of a body its failure quotes before it is cut.
     public init(
         _ request: HTTP, timeout: TimeInterval = 60,
-        transport: any HTTPTransport = CurlTransport.shared
+        transport: any HTTPTransport = CurlTransport.shared, secrets: SecretValues = .none
     ) {
         self.request = request
         self.timeout = timeout
         self.transport = transport
+        self.secrets = secrets
         super.init()
     }
 
@@ -63,14 +66,30 @@ public final class HTTPProcedure: Procedure, StepPortsProcedure, @unchecked Send
         state.withLock { $0.cancelRequest }?()
     }
 
+    /// The start of `body` a failure quotes: its first 200 bytes on one line, `secrets`
+    /// masked in the whole before the cut.
+    static func excerpt(of body: [UInt8], secrets: SecretValues) -> String {
+        var text = String(decoding: body.prefix(64 * 1024), as: UTF8.self)
+        if !secrets.isEmpty { text = secrets.mask(text) }
+        var bytes = Array(text.utf8)
+        let isCut = bytes.count > 200 || body.count > 64 * 1024
+        if bytes.count > 200 {
+            var end = 200
+            while end > 0, UTF8.isContinuation(bytes[end]) { end -= 1 }
+            bytes.removeSubrange(end...)
+        }
+        var excerpt = String(decoding: bytes, as: UTF8.self)
+            .replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+        if isCut { excerpt += "…" }
+        return excerpt
+    }
+
     private func received(_ response: HTTPResponse) {
         let accepted =
             request.expect.isEmpty
             ? (200..<300).contains(response.status) : request.expect.contains(response.status)
         guard accepted else {
-            var excerpt = String(decoding: response.body.prefix(200), as: UTF8.self)
-                .replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
-            if response.body.count > 200 { excerpt += "…" }
+            let excerpt = Self.excerpt(of: response.body, secrets: secrets)
             let reason = HTTPStatus.reasons[response.status].map { " \($0)" } ?? ""
             var message = "\(request.method) \(request.url) answered \(response.status)\(reason)"
             if !excerpt.isEmpty { message += ": \(excerpt)" }

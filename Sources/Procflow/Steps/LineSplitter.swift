@@ -2,11 +2,18 @@
 ///
 /// A line longer than ``maximumLineLength`` bytes is cut into pieces of at most that length,
 /// so a stream without newlines never grows the buffer; a cut never falls inside a UTF-8
-/// character or an escape sequence. A trailing `\r` is dropped.
+/// character or an escape sequence, nor inside one of `secrets` (so that the masking of a
+/// line sees the whole value). A trailing `\r` is dropped.
 struct LineSplitter {
     static let maximumLineLength = 64 * 1024
 
     private var partial: [UInt8] = []
+    private let secrets: SecretValues
+
+    /// A splitter that cuts no value of `secrets` in two.
+    init(secrets: SecretValues = .none) {
+        self.secrets = secrets
+    }
 
     /// The lines `bytes` completes.
     mutating func lines(in bytes: UnsafeRawBufferPointer) -> [Substring] {
@@ -23,7 +30,8 @@ struct LineSplitter {
         partial.append(contentsOf: bytes[start...])
         // Cut only with a byte past the piece in hand, so that the cut sees what follows it.
         while partial.count > Self.maximumLineLength {
-            let cut = ANSIEscapes.safeCut(partial, limit: Self.maximumLineLength)
+            var cut = ANSIEscapes.safeCut(partial, limit: Self.maximumLineLength)
+            if !secrets.isEmpty { cut = secrets.cut(partial, at: cut) }
             text.append(contentsOf: partial[0..<cut])
             boundaries.append(text.count)
             partial.removeFirst(cut)

@@ -109,6 +109,8 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
         var executor: any CommandExecutor = LocalExecutor()
         /// What the command asks of an executor that runs it as a job.
         var job = JobRequest()
+        /// The run's secrets, which output lines are never cut inside.
+        var secrets = SecretValues.none
         /// Set for a service: the procedure finishes once the command is ready, which keeps
         /// running.
         var service: ServiceOptions?
@@ -205,7 +207,8 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
             workingDirectory: options.workingDirectory, stdin: input.map { Array($0.text.utf8) },
             captureStdout: options.output != .none, captureLimit: options.captureLimit,
             gracePeriod: options.gracePeriod, pipeGracePeriod: 0.2, groups: options.processGroups,
-            onOutput: lifecycle?.watching(options.onOutput) ?? options.onOutput, job: options.job)
+            onOutput: lifecycle?.watching(options.onOutput) ?? options.onOutput,
+            secrets: options.secrets, job: options.job)
         switch command {
         case .script(let script, let interpreter):
             if let words = command.directArguments, options.executor.spawnsLocally {

@@ -27,6 +27,7 @@ extension Workflow {
         }
         var copy = self
         copy.steps = Self.keeping(needed, of: steps)
+        copy.stepsLeftOut = stepsLeftOut.union(byID.keys).subtracting(needed)
         return copy
     }
 

@@ -20,6 +20,9 @@ public struct Workflow: Sendable {
     /// `secret`), in this file and the files it includes: their values are masked wherever
     /// procflow writes.
     public var secrets: Set<String> = []
+    /// The variables and `env` entries of the files it includes, which reach only their own
+    /// steps (an HTTP step's header, say): where a secret name may have other values.
+    public var includedValues: [(name: String, value: String)] = []
     /// How many steps may run at once; `nil` for the default.
     public var maxConcurrency: Int?
     /// What every incremental step's result depends on besides its files (`cacheKey`).
@@ -29,6 +32,8 @@ public struct Workflow: Sendable {
     public var executor: String? = nil
     /// The top-level steps, in file order.
     public var steps: [Step]
+    /// The ids of the file's steps that ``restricted(to:)`` left out.
+    public internal(set) var stepsLeftOut: Set<String> = []
     /// The files the workflow was loaded from, to say where a step's offset is.
     var sources: SourceMap? = nil
 

@@ -29,7 +29,7 @@ struct ProcessWatch: ~Copyable {
     private var descriptors: [pollfd]
     private var pidfdOpened = false
     private let pidfdDue: UInt64
-    private var splitters = [LineSplitter(), LineSplitter()]
+    private var splitters: [LineSplitter]
     /// Not zeroed: only what read(2) fills is ever looked at.
     private let buffer = UnsafeMutableRawBufferPointer.allocate(
         byteCount: 64 * 1024, alignment: 16)
@@ -43,6 +43,7 @@ struct ProcessWatch: ~Copyable {
     init(run: ProcessRun, launch: CommandLaunch, stdout: Int32, stderr: Int32) {
         self.run = run
         self.launch = launch
+        splitters = [LineSplitter(secrets: launch.secrets), LineSplitter(secrets: launch.secrets)]
         descriptors = [
             pollfd(fd: stdout, events: Int16(POLLIN), revents: 0),
             pollfd(fd: stderr, events: Int16(POLLIN), revents: 0),

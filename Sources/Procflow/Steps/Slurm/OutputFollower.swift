@@ -11,10 +11,12 @@ import Foundation
 struct OutputFollower {
     let path: String
     private var offset: off_t = 0
-    private var splitter = LineSplitter()
+    private var splitter: LineSplitter
 
-    init(path: String) {
+    /// A follower of the file at `path`, cutting no value of `secrets` in two.
+    init(path: String, secrets: SecretValues = .none) {
         self.path = path
+        splitter = LineSplitter(secrets: secrets)
     }
 
     /// The complete lines added since the last call, reading at most `limit` bytes, and the

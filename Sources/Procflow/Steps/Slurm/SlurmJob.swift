@@ -54,8 +54,8 @@ struct TrackedJob {
         self.prefix = prefix
         self.slurmID = slurmID
         submitted = Date()
-        stdout = OutputFollower(path: prefix + ".out")
-        stderr = OutputFollower(path: prefix + ".err")
+        stdout = OutputFollower(path: prefix + ".out", secrets: job.launch.secrets)
+        stderr = OutputFollower(path: prefix + ".err", secrets: job.launch.secrets)
     }
 
     /// Reads what the job wrote since the last look and hands it on; false if stdout went
