@@ -257,6 +257,28 @@ struct ServiceStepTests {
         #expect(!found.contains(where: isAlive))
     }
 
+    /// A `forEach` dependent counts once all its instances are done; one inside a branch case
+    /// never taken counts once the branch is done: neither keeps the service running.
+    @Test func forEachAndBranchDependentsReleaseIt() throws {
+        let gone =
+            #"alive() { [ -e /proc/$1 ] && ! grep -q ') Z' /proc/$1/stat; }; while alive $(cat service.pid); do sleep 0.01; done"#
+        let fixture = try WorkflowFixture(
+            workflow(
+                #"{"id": "db", "kind": "shell", "service": true, "run": "\#(serviceWithChild)", "ready": {"log": "ready"}},"#
+                    + #"{"id": "each", "kind": "shell", "forEach": {"in": [1, 2, 3]}, "run": "echo ${item}", "dependsOn": ["db"]},"#
+                    + #"{"id": "pick", "kind": "shell", "run": "printf b", "output": "text"},"#
+                    + #"{"id": "route", "kind": "branch", "on": {"from": "pick"}, "cases": ["#
+                    + #"{"equals": "a", "procedures": [{"id": "in-a", "kind": "shell", "run": "true", "dependsOn": ["db"]}]},"#
+                    + #"{"equals": "b", "procedures": [{"id": "in-b", "kind": "shell", "run": "true"}]}]},"#
+                    + #"{"id": "after", "kind": "shell", "run": "\#(gone)", "dependsOn": ["each", "route"], "timeout": 30}"#
+            ))
+        defer { fixture.remove() }
+        let (result, events) = try fixture.events()
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(statuses(events)["after"] == "succeeded")
+        #expect(statuses(events)["in-a"] == "skipped")
+    }
+
     /// What a service writes as it stops comes before the summary.
     @Test func itsLastLinesComeBeforeTheSummary() throws {
         let fixture = try WorkflowFixture(
