@@ -112,6 +112,13 @@ struct ServiceLoadingTests {
             }, "\(found)")
     }
 
+    @Test func dependingOnTheGroupHoldingItIsUsingIt() {
+        let json = workflow(
+            #"{"id": "infra", "kind": "group", "procedures": [{"id": "db", "kind": "shell", "service": true, "run": "serve"}]},"#
+                + #"{"id": "test", "kind": "shell", "run": "true", "dependsOn": ["infra"]}"#)
+        #expect(diagnostics(json) == [])
+    }
+
     @Test func aServiceInsideAForEachIsRefused() {
         let found = diagnostics(
             workflow(
@@ -277,6 +284,20 @@ struct ServiceStepTests {
         #expect(result.status == 0, "\(result.stdout)")
         #expect(statuses(events)["after"] == "succeeded")
         #expect(statuses(events)["in-a"] == "skipped")
+    }
+
+    /// A step that depends on the group holding the service keeps it running: the service
+    /// answers the step's ping, which it could not if it had been stopped once ready.
+    @Test func dependingOnItsGroupKeepsItRunning() throws {
+        let fixture = try WorkflowFixture(
+            workflow(
+                #"{"id": "infra", "kind": "group", "procedures": [{"id": "db", "kind": "shell", "service": true, "run": "echo up; while :; do if [ -f ping ]; then touch pong; fi; sleep 0.01; done", "ready": {"log": "up"}}]},"#
+                    + #"{"id": "test", "kind": "shell", "run": "touch ping; while [ ! -f pong ]; do sleep 0.01; done", "dependsOn": ["infra"], "timeout": 5}"#
+            ))
+        defer { fixture.remove() }
+        let (result, events) = try fixture.events()
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(statuses(events)["test"] == "succeeded")
     }
 
     /// What a service writes as it stops comes before the summary.

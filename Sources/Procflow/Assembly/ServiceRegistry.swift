@@ -4,7 +4,7 @@ import ProcedureKit
 /// The services of one run, and the steps that depend on them.
 ///
 /// A service is stopped (SIGTERM to its process group, the grace period, then SIGKILL) once
-/// every step that depends on it has finished — whatever became of it, and a step in a group or
+/// every step that depends on it (or on a group or branch holding it) has finished — whatever became of it, and a step in a group or
 /// a branch counts as finished when that does — or when the run ends. A service that exits
 /// before then fails the dependents still running or waiting, saying so.
 final class ServiceRegistry: Sendable {
@@ -31,18 +31,25 @@ final class ServiceRegistry: Sendable {
     /// The services that were ready and have not yet exited.
     private let running = DispatchGroup()
 
-    /// The services among `steps`, each with the steps that name it among their
-    /// prerequisites; `node` finds a step's procedure.
+    /// The services among `steps`, each with the steps that name it (or a group or branch
+    /// holding it) among their prerequisites; `node` finds a step's procedure.
     init(steps: [NestedStep], node: @escaping @Sendable (String) -> Procedure?) {
         var entries: [String: Entry] = [:]
+        // Naming a service, or a group or branch that holds it, makes a step its dependent.
+        var services: [String: [String]] = [:]
         for nested in steps where nested.step.service != nil {
             entries[nested.step.id] = Entry(waiting: [])
+            for holder in [nested.step.id] + nested.path {
+                services[holder, default: []].append(nested.step.id)
+            }
         }
         var paths: [String: [String]] = [:]
         for nested in steps {
-            for id in nested.step.prerequisites where entries[id] != nil {
-                entries[id]?.waiting.insert(nested.step.id)
-                paths[nested.step.id] = nested.path
+            for id in nested.step.prerequisites {
+                for service in services[id] ?? [] {
+                    entries[service]?.waiting.insert(nested.step.id)
+                    paths[nested.step.id] = nested.path
+                }
             }
         }
         self.paths = paths

@@ -407,18 +407,24 @@ struct WorkflowValidator {
 
     // MARK: - Services
 
-    /// A service is used by some step (else it would only start and stop) and runs once (not
-    /// inside a `forEach`).
+    /// A service is used by some step — one that names it, or a group or branch holding it —
+    /// else it would only start and stop; and it runs once (not inside a `forEach`).
     private func checkServices() {
         let used = Set(infos.flatMap(\.step.prerequisites))
         for position in infos.indices where infos[position].step.service != nil {
             let step = infos[position].step
+            var holders = [step.id]
+            var parent = infos[position].parent
+            while let index = parent {
+                holders.append(infos[index].step.id)
+                parent = infos[index].parent
+            }
             if isInsideForEach(position) {
                 report.error(
                     "service \"\(step.id)\" is inside a forEach: a service runs once, so start it outside and depend on it",
                     at: step.offset, step.pointer.appending("service"))
             }
-            if !used.contains(step.id) {
+            if !holders.contains(where: used.contains) {
                 report.error(
                     "service \"\(step.id)\" has no dependents: name it in the \"dependsOn\" of the steps that need it running",
                     at: step.offset, step.pointer.appending("service"))
