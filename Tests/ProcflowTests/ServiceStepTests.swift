@@ -382,7 +382,7 @@ struct ServiceStepTests {
         #expect(diagnostics(json) == [])
     }
 
-    @Test func dryRunListsIt() throws {
+    @Test func dryRunAndListShowIt() throws {
         let fixture = try WorkflowFixture(
             workflow(
                 #"{"id": "db", "kind": "shell", "service": true, "run": "serve", "ready": {"port": 5432}},"#
@@ -391,6 +391,8 @@ struct ServiceStepTests {
         let result = try fixture.run(["--dry-run"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("1. db [service, ready on port 5432; shell: serve]"))
+        let list = try runProcflow(["list", fixture.file], in: fixture.directory)
+        #expect(list.stdout.contains("  db    shell service\n"), "\(list.stdout)")
     }
 
     @Test func argoExportRefusesIt() throws {
