@@ -4,9 +4,10 @@ import ProcedureKit
 /// The services of one run, and the steps that depend on them.
 ///
 /// A service is stopped (SIGTERM to its process group, the grace period, then SIGKILL) once
-/// every step that depends on it (or on a group or branch holding it) has finished — whatever became of it, and a step in a group or
-/// a branch counts as finished when that does — or when the run ends. A service that exits
-/// before then fails the dependents still running or waiting, saying so.
+/// every step that depends on it (or on a group or branch holding it) has finished — whatever
+/// became of it, and a step in a group or a branch counts as finished when that does — or when
+/// the run ends. A service that exits before then fails the dependents still running or
+/// waiting, saying so.
 final class ServiceRegistry: Sendable {
     private struct Entry {
         /// The dependents that have not finished.
@@ -100,12 +101,15 @@ final class ServiceRegistry: Sendable {
             return entry.waiting
         }
         let how = Self.describe(outcome.termination)
-        for dependent in waiting.sorted() {
-            guard let procedure = node(dependent), !procedure.isFinished else { continue }
+        let unfinished = waiting.sorted().compactMap { dependent in
+            node(dependent).map { (id: dependent, procedure: $0, running: $0.isExecuting) }
+        }.filter { !$0.procedure.isFinished }
+        // Those waiting first: a running one's end would otherwise judge them by it.
+        for dependent in unfinished.filter({ !$0.running }) + unfinished.filter(\.running) {
             let when =
-                procedure.isExecuting
-                ? "while \(dependent) was running" : "before \(dependent) started"
-            procedure.cancel(
+                dependent.running
+                ? "while \(dependent.id) was running" : "before \(dependent.id) started"
+            dependent.procedure.cancel(
                 with: StepError(
                     .serviceEnded, "service \(id) \(how) \(when)",
                     stderrTail: outcome.stderrTail))

@@ -419,7 +419,8 @@ struct WorkflowValidator {
                 holders.append(infos[index].step.id)
                 parent = infos[index].parent
             }
-            if isInsideForEach(position) {
+            // A forEach on the service itself is the decoder's to report.
+            if let parent = infos[position].parent, isInsideForEach(parent) {
                 report.error(
                     "service \"\(step.id)\" is inside a forEach: a service runs once, so start it outside and depend on it",
                     at: step.offset, step.pointer.appending("service"))
