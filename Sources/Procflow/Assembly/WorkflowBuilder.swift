@@ -9,7 +9,7 @@ import ProcedureKit
 /// value it reads has arrived.
 final class WorkflowBuilder: @unchecked Sendable {
     // @unchecked Sendable: `nodes`, `environmentInputs`, `readinessClocks` and `conditions` are
-    // `Locked`; the rest is constant.
+    // `Locked`; `services` is set once, in init; the rest is constant.
 
     struct Settings: Sendable {
         /// The environment every command and condition starts from (procflow's own, the
@@ -66,6 +66,8 @@ final class WorkflowBuilder: @unchecked Sendable {
     private let readinessClocks = Locked([String: ReadinessClock]())
     /// The `when` of each step that has one, to say which part of it was false.
     private let conditions = Locked([String: WorkflowCondition]())
+    /// The run's services, and the steps that depend on them.
+    private(set) var services: ServiceRegistry!
 
     init(workflow: Workflow, settings: Settings, events: StepEvents) {
         self.workflow = workflow
@@ -74,6 +76,9 @@ final class WorkflowBuilder: @unchecked Sendable {
         var steps: [String: NestedStep] = [:]
         workflow.forEachStep { steps[$0.step.id] = $0 }
         self.steps = Locked(steps)
+        services = ServiceRegistry(steps: Array(steps.values)) { [weak self] id in
+            self?.node(id) as? Procedure
+        }
     }
 
     /// Makes the steps found up to date before the run give their outcome without asking the
@@ -255,6 +260,16 @@ final class WorkflowBuilder: @unchecked Sendable {
 
     /// The procedure of a step that does work itself.
     private func makeLeaf(_ step: Step) -> any OutputProcedure<JSONValue> {
+        if step.service != nil, let name = step.executor(default: settings.defaultExecutor),
+            !settings.executors.executor(name).spawnsLocally
+        {
+            return ResultProcedure<JSONValue> {
+                throw StepError(
+                    .spawnFailed,
+                    "a service runs on this machine, not on the \(name) executor: give it \"executor\": \"local\""
+                )
+            }
+        }
         switch step.kind {
         case .shell(let shell):
             let inputs = ShellProcedure.EnvironmentInputs()
@@ -387,6 +402,11 @@ final class WorkflowBuilder: @unchecked Sendable {
             step.executor(default: settings.defaultExecutor) ?? "local")
         options.job = jobRequest(for: step)
         options.secrets = settings.secrets
+        if let service = shell.service, let services {
+            options.service = ServiceOptions(
+                service: service, onReady: { services.ready(id, $0) },
+                onExit: { services.exited(id, $0) })
+        }
         return ShellProcedure(command, options: options, environmentInputs: inputs)
     }
 

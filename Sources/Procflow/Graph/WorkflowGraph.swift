@@ -106,6 +106,7 @@ public struct WorkflowGraph: Sendable {
 
     private func plainKindName(_ step: Step) -> String {
         if case .file(let operation) = step.kind { return "file \(operation.name)" }
+        if step.service != nil { return "shell service" }
         if case .group(let group) = step.kind, let file = group.includedFrom {
             return "include \(file)"
         }

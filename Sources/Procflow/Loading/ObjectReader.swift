@@ -57,6 +57,12 @@ struct ObjectReader {
         return (members[position].value, pointer.appending(key))
     }
 
+    /// The value of `key`, leaving it unread.
+    func peek(_ key: String) -> (node: JSONNode, pointer: JSONPointer)? {
+        guard let position = position(of: key) else { return nil }
+        return (members[position].value, pointer.appending(key))
+    }
+
     /// Reports that `key` is missing.
     func missing(_ key: String, _ detail: String = "") {
         report.error("missing field \"\(key)\"\(detail)", at: offset, pointer)

@@ -120,6 +120,7 @@ struct WorkflowDecoder {
             object.missing("kind", ": one of \"shell\", \"http\", \"file\", \"group\", \"branch\"")
         }
         let description = object.string("description")
+        if kindName == .shell { refuseServiceConflicts(object) }
         // Read first: the item's references in the other fields are left for each instance.
         let forEach = object.node("forEach").flatMap { decodeForEach($0.node, at: $0.pointer) }
         let enclosingItem = report.itemVariable

@@ -15,6 +15,7 @@ enum WorkflowFields {
         "shell": [
             "run", "argv", "shell", "cwd", "env", "inputs", "output", "image", "sources",
             "generates", "depfile", "cache", "cacheKey", "executor", "resources", "slurm",
+            "service", "ready",
         ],
         "http": ["url", "method", "headers", "body", "expect", "output", "cache", "cacheKey"],
         "file": [
@@ -75,6 +76,8 @@ enum WorkflowFields {
     static let conditionFields = [
         "env", "equals", "exists", "command", "output", "not", "all", "any",
     ]
+
+    static let readinessKinds = ["port", "http", "log", "command"]
 
     static let httpMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 }

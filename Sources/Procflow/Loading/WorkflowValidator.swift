@@ -34,6 +34,7 @@ struct WorkflowValidator {
         let instancesFit = checkInstanceTotal()
         for position in infos.indices { check(infos[position], makingInstances: instancesFit) }
         checkGeneratedFiles()
+        checkServices()
         checkCycles()
     }
 
@@ -64,6 +65,11 @@ struct WorkflowValidator {
                 continue
             }
             checkWire(wire, source: source.step)
+            if source.step.service != nil {
+                report.error(
+                    "\"\(source.step.id)\" is a service and gives no output: name it in \"dependsOn\" instead",
+                    at: wire.from.offset, wire.from.pointer)
+            }
             if role == .forEach, source.step.outputFormat == .text, wire.select == nil {
                 report.error(
                     "a forEach takes its items from a JSON list, and \"\(source.step.id)\" gives text\(source.step.canGiveJSON ? " (set \"output\": \"json\" on it)" : "")",
@@ -397,6 +403,34 @@ struct WorkflowValidator {
         return earlier == text
             ? "\(text) is listed twice in \"generates\""
             : "\(text) is listed twice in \"generates\", the first time as \(earlier)"
+    }
+
+    // MARK: - Services
+
+    /// A service is used by some step — one that names it, or a group or branch holding it —
+    /// else it would only start and stop; and it runs once (not inside a `forEach`).
+    private func checkServices() {
+        let used = Set(infos.flatMap(\.step.prerequisites))
+        for position in infos.indices where infos[position].step.service != nil {
+            let step = infos[position].step
+            var holders = [step.id]
+            var parent = infos[position].parent
+            while let index = parent {
+                holders.append(infos[index].step.id)
+                parent = infos[index].parent
+            }
+            // A forEach on the service itself is the decoder's to report.
+            if let parent = infos[position].parent, isInsideForEach(parent) {
+                report.error(
+                    "service \"\(step.id)\" is inside a forEach: a service runs once, so start it outside and depend on it",
+                    at: step.offset, step.pointer.appending("service"))
+            }
+            if !holders.contains(where: used.contains) {
+                report.error(
+                    "service \"\(step.id)\" has no dependents: name it in the \"dependsOn\" of the steps that need it running",
+                    at: step.offset, step.pointer.appending("service"))
+            }
+        }
     }
 
     /// The offset and pointer of `generates` entry `entry` of `step`, or of the step.

@@ -19,6 +19,8 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
     private let style: Style
     private var buffers: [String: LineTail<String>] = [:]
     private var starts: [String: Date] = [:]
+    /// The steps whose block is printed.
+    private var ended: Set<String> = []
 
     /// A reporter writing to `console`; it finds GitHub Actions and GitLab CI in the console's
     /// environment.
@@ -44,6 +46,11 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
             }
         case .stepWaited:
             break
+        case .stepOutput(let stream, let lines) where ended.contains(id):
+            // A service writes on after its step has ended (ready): its lines go out at once.
+            for line in lines {
+                console.write("\(id): \(stream == .stderr ? "[stderr] " : "")\(line)\n")
+            }
         case .stepOutput(let stream, let lines):
             // Mutated in place: copying the buffer out and back would copy every line kept.
             for line in lines {
@@ -80,6 +87,7 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
     }
 
     private func block(_ id: String, title: String, _ end: RunEvent, _ status: StepStatus) {
+        ended.insert(id)
         let buffer = buffers.removeValue(forKey: id) ?? LineTail(limit: Self.bufferLimit)
         let started = starts.removeValue(forKey: id) ?? end.time
         // GitLab: section names take letters, digits, `_`, `.` and `-`, as step ids do.

@@ -105,9 +105,11 @@ struct Plan {
     private static func describe(_ step: Step) -> String {
         switch step.kind {
         case .shell(let shell):
+            let service = shell.service.map { "service, ready on \($0.ready.summary); " } ?? ""
             switch shell.command {
-            case .script(let script): return "shell: \(script.split(separator: "\n").first ?? "")"
-            case .argv(let argv): return "run: \(argv.joined(separator: " "))"
+            case .script(let script):
+                return "\(service)shell: \(script.split(separator: "\n").first ?? "")"
+            case .argv(let argv): return "\(service)run: \(argv.joined(separator: " "))"
             }
         case .http(let http): return "http: \(http.method) \(http.url)"
         case .file(let operation): return "file \(operation.name)"

@@ -176,7 +176,10 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         queue.addOperation(root)
         done.wait()
         accountForStepsThatNeverRan()
+        builder.services.stopAll()
         endLeftovers()
+        // Killed by now: what is left is their last lines, on their way.
+        builder.services.waitForExits(timeout: 1)
         executorNotes = executors.endRun(
             gracePeriod: options.gracePeriod, hurry: { [state] in state.withLock { $0.killed } })
         state.withLock { $0.finished = true }
@@ -325,6 +328,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
 
     func finished(_ id: String, _ procedure: Procedure) {
         let outcome = StepOutcome.of(procedure)
+        builder.services.finished(id)
         let tolerated = builder.step(id)?.continueOnError ?? false
         let (duration, record) = records.end(id)
         guard let record, !record.status.isDone else { return }
@@ -333,6 +337,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         var reason: String?
         switch outcome {
         case .succeeded:
+            if builder.step(id)?.service != nil {
+                reason = "service ready in \(formatDuration(duration ?? 0))"
+            }
             (kind, status) = (.stepSucceeded(duration: duration ?? 0), .succeeded)
         case .cached(let note):
             reason = note

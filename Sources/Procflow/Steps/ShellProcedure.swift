@@ -21,6 +21,9 @@ import ProcedureKit
 ///
 /// Cancelling it (a timeout does) sends SIGTERM to its process group — or the signal of an
 /// ``InterruptError`` it is cancelled with — then SIGKILL after ``Options/gracePeriod``.
+///
+/// A service (``Options/service``) succeeds once its command is ready and leaves it running
+/// (``ServiceLifecycle``), until ``stopService()``.
 public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sendable {
     // @unchecked Sendable: mutable state lives in `ports` and `state`, `Locked` mutexes.
 
@@ -108,6 +111,9 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
         var job = JobRequest()
         /// The run's secrets, which output lines are never cut inside.
         var secrets = SecretValues.none
+        /// Set for a service: the procedure finishes once the command is ready, which keeps
+        /// running.
+        var service: ServiceOptions?
 
         /// Options; by default procflow's environment, no output, a 16 MiB capture limit, a 5 s
         /// grace period, the shared process-group registry.
@@ -158,6 +164,8 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
     /// The input and output.
     public let ports = Locked(StepPorts())
     private let state = Locked(State())
+    /// For a service: its readiness and its end.
+    private let lifecycle: ServiceLifecycle?
 
     /// A procedure that runs `command` with `options`; `environmentInputs` holds the values wired
     /// into its environment (shared by the attempts of a retry).
@@ -168,6 +176,13 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
         self.command = command
         self.options = options
         self.environmentInputs = environmentInputs
+        lifecycle = options.service.map { service in
+            ServiceLifecycle(
+                service,
+                command: .init(
+                    environment: options.environment, directory: options.workingDirectory,
+                    gracePeriod: options.gracePeriod, groups: options.processGroups))
+        }
         super.init()
     }
 
@@ -192,7 +207,8 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
             workingDirectory: options.workingDirectory, stdin: input.map { Array($0.text.utf8) },
             captureStdout: options.output != .none, captureLimit: options.captureLimit,
             gracePeriod: options.gracePeriod, pipeGracePeriod: 0.2, groups: options.processGroups,
-            onOutput: options.onOutput, secrets: options.secrets, job: options.job)
+            onOutput: lifecycle?.watching(options.onOutput) ?? options.onOutput,
+            secrets: options.secrets, job: options.job)
         switch command {
         case .script(let script, let interpreter):
             if let words = command.directArguments, options.executor.spawnsLocally {
@@ -234,9 +250,11 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
     private func start(_ launch: CommandLaunch) throws(StepError) {
         let run = try options.executor.start(launch) { [self] outcome in processDidEnd(outcome) }
         state.withLock { $0.run = run }
+        lifecycle?.started(run, by: self)
     }
 
     public override func procedureDidCancel(with error: (any Error)?) {
+        lifecycle?.cancelled()
         guard let run = state.withLock({ $0.run }) else { return }
         run.terminate(
             signal: Self.interruptSignal(in: error) ?? SIGTERM, gracePeriod: options.gracePeriod)
@@ -253,9 +271,16 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
     }
 
     private func processDidEnd(_ outcome: CommandOutcome) {
-        finish(
-            withResult: Self.result(
-                of: outcome, output: options.output, captureLimit: options.captureLimit))
+        let result = Self.result(
+            of: outcome, output: options.output, captureLimit: options.captureLimit)
+        guard let lifecycle else { return finish(withResult: result) }
+        if let result = lifecycle.ended(outcome, as: result) { finish(withResult: result) }
+    }
+
+    /// Stops a service that is ready: SIGTERM to its process group, then SIGKILL after the
+    /// grace period.
+    func stopService() {
+        state.withLock { $0.run }?.terminate(signal: SIGTERM, gracePeriod: options.gracePeriod)
     }
 
     /// What a command's end makes of the procedure: its output, or why it failed. Only an

@@ -27,6 +27,10 @@ public struct StepError: Error, CustomStringConvertible, Equatable, Sendable {
         case input
         /// A condition's command ran past the step's timeout.
         case timedOut
+        /// A service did not become ready: it timed out, or exited first.
+        case notReady
+        /// A service the step needs ended while the step ran or waited to.
+        case serviceEnded
     }
 
     /// What kind of failure it is.

@@ -61,4 +61,6 @@ public struct Shell: Sendable {
     public var inputs: [(name: String, wire: Wire)]
     /// What becomes of stdout.
     public var output: OutputFormat
+    /// Set when the step is a service: a process kept running while its dependents run.
+    public var service: Service? = nil
 }

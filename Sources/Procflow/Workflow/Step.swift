@@ -146,6 +146,12 @@ extension Step {
 }
 
 extension Step {
+    /// What makes it a service, if it is one.
+    public var service: Service? {
+        if case .shell(let shell) = kind { return shell.service }
+        return nil
+    }
+
     /// Whether the step holds other steps (a group or a branch), even when it has none.
     var isContainer: Bool {
         switch kind {

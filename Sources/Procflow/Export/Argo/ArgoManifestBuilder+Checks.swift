@@ -31,7 +31,13 @@ extension ArgoManifestBuilder {
                 )
             }
             switch step.kind {
-            case .shell:
+            case .shell(let shell):
+                if shell.service != nil {
+                    problem(
+                        step,
+                        "a service is a process that runs beside the steps that depend on it, which an Argo DAG has no way to say: run it in the pods that need it, or as a sidecar",
+                        field: "service")
+                }
                 if step.image == nil, options.image == nil {
                     problem(
                         step,
