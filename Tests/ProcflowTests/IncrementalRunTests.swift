@@ -434,7 +434,7 @@ struct IncrementalRunTests {
         bytes[8] = 99
         try bytes.write(to: index)
         let foreign = try fixture.run()
-        #expect(foreign.stderr.contains("it has format version 99, and this procflow reads 1"))
+        #expect(foreign.stderr.contains("it has format version 99, and this procflow reads 2"))
         try Data("garbage".utf8).write(to: index)
         let garbage = try fixture.run()
         #expect(garbage.status == 0)
@@ -619,7 +619,7 @@ struct IncrementalRunTests {
         try fixture.write(".env", "A=2\n")
         let run = try fixture.runSteps(["--explain"])
         #expect(run.ran == ["a", "b"])
-        #expect(explained(run.events)["a"] == "environment changed")
+        #expect(explained(run.events)["a"] == "dotenv .env: A changed")
         #expect(fixture.contents("a.out") == "2")
     }
 

@@ -12,6 +12,8 @@ struct IncrementalStep: Sendable {
     let definition: Digest
     /// The digest of the environment the workflow gives it.
     let environment: Digest
+    /// Each entry of that environment, for explanations (see ``StepRecord/environmentEntries``).
+    let environmentEntries: [StepRecord.Input]
     /// Its working directory, absolute.
     let directory: String
     /// Its `sources`, and for a file step the files its operation reads.
@@ -64,6 +66,11 @@ struct IncrementalStep: Sendable {
         let keyParts: [CacheKeyPart]
         /// The parts' values, each worked out once.
         let keyValues: CacheKeyValues
+        /// The entries of ``environment`` and of ``variables``, for explanations; their
+        /// lists made once, for the steps that add nothing.
+        let environmentEntries: EnvironmentEntries
+        let environmentEntryList: [StepRecord.Input]
+        let variableEntryList: [StepRecord.Input]
 
         init(_ workflow: Workflow, directory: String) {
             workflowDirectory = directory
@@ -84,6 +91,22 @@ struct IncrementalStep: Sendable {
             environment = IncrementalStep.digest(
                 of: workflow.dotenv + workflow.variables + workflow.environment)
             variables = IncrementalStep.digest(of: workflow.variables)
+            var entries = EnvironmentEntries(secrets: workflow.secrets)
+            for (name, value) in workflow.dotenv {
+                let file = workflow.dotenvFiles[name].map { "dotenv \($0): " } ?? "dotenv "
+                entries.set(name, value, label: file + name)
+            }
+            var variableEntries = EnvironmentEntries(secrets: workflow.secrets)
+            for (name, value) in workflow.variables {
+                entries.set(name, value, label: "variable \(name)")
+                variableEntries.set(name, value, label: "variable \(name)")
+            }
+            for (name, value) in workflow.environment {
+                entries.set(name, value, label: "env \(name)")
+            }
+            environmentEntries = entries
+            environmentEntryList = entries.list
+            variableEntryList = variableEntries.list
         }
     }
 
@@ -96,6 +119,7 @@ struct IncrementalStep: Sendable {
         id = step.id
         var writer = BinaryWriter()
         var environment = IncrementalStep.digest(of: [])
+        var entries: [StepRecord.Input] = []
         var sources = step.caching.sources
         var generates = step.caching.generates
         var workingDirectory = context.workflowDirectory
@@ -109,13 +133,24 @@ struct IncrementalStep: Sendable {
                 : Self.digest(
                     of: context.dotenvList + context.variableList + context.environmentList
                         + shell.environment)
+            entries = context.environmentEntryList
+            if !shell.environment.isEmpty {
+                var own = context.environmentEntries
+                for (name, value) in shell.environment {
+                    own.set(name, value, label: "env \(name)")
+                }
+                entries = own.list
+            }
             if let cwd = shell.cwd {
                 workingDirectory = resolve(cwd, in: context.workflowDirectory)
             }
         case .file(let operation):
             definitionName = "operation changed"
             Self.write(operation, to: &writer)
-            if case .render = operation { environment = context.variables }
+            if case .render = operation {
+                environment = context.variables
+                entries = context.variableEntryList
+            }
             let (reads, writes) = Self.files(of: operation)
             sources += reads
             generates += writes
@@ -135,10 +170,53 @@ struct IncrementalStep: Sendable {
         for part in keyParts { writer.write(context.keyValues.digest(of: part)) }
         definition = SHA256.hash(writer.bytes)
         self.environment = environment
+        environmentEntries = entries
         directory = workingDirectory
         self.sources = Files(sources, in: workingDirectory)
         self.generates = Files(generates, in: workingDirectory)
         depfile = step.caching.depfile.map { resolve($0, in: workingDirectory) }
+    }
+
+    /// The entries of an environment by where each name's last value comes from, each with
+    /// the digest of its name and value; the secrets' together, under `secrets`, so that no
+    /// digest of one secret alone is kept.
+    struct EnvironmentEntries: Sendable {
+        private var entries: [String: (label: String, value: String)] = [:]
+        private let secrets: Set<String>
+
+        init(secrets: Set<String>) {
+            self.secrets = secrets
+        }
+
+        /// Sets `name` to `value`, from where `label` says.
+        mutating func set(_ name: String, _ value: String, label: String) {
+            entries[name] = (label, value)
+        }
+
+        /// The entries, sorted by label.
+        var list: [StepRecord.Input] {
+            var list: [StepRecord.Input] = []
+            var secretWriter = BinaryWriter()
+            var hasSecrets = false
+            for name in entries.keys.sorted() {
+                let (label, value) = entries[name]!
+                if secrets.contains(name) {
+                    hasSecrets = true
+                    secretWriter.write(name)
+                    secretWriter.write(value)
+                    continue
+                }
+                var writer = BinaryWriter()
+                writer.write(name)
+                writer.write(value)
+                list.append(StepRecord.Input(name: label, digest: SHA256.hash(writer.bytes)))
+            }
+            if hasSecrets {
+                list.append(
+                    StepRecord.Input(name: "secrets", digest: SHA256.hash(secretWriter.bytes)))
+            }
+            return list.sorted { $0.name < $1.name }
+        }
     }
 
     /// The digest of an environment: each name's last value, sorted by name.

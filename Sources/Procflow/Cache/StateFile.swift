@@ -13,7 +13,8 @@ enum StateFile {
     }
 
     /// The format version this procflow reads and writes.
-    static let version: UInt32 = 1
+    /// 2: records keep the digest of each entry of their environment.
+    static let version: UInt32 = 2
 
     /// Why a file's content cannot be used.
     enum Problem: Error, Equatable, CustomStringConvertible {

@@ -92,10 +92,12 @@ public final class StepCache: @unchecked Sendable {
             StepRecord.Input(
                 name: input.name, digest: SHA256.hash(Array(JSONWriter.string(input.value).utf8)))
         }
-        return StepRecord(
+        var record = StepRecord(
             definition: step.definition, environment: step.environment,
             directory: step.directory, inputs: wired.sorted { $0.name < $1.name },
             sources: sources, discovered: [], outputs: [], value: [])
+        record.environmentEntries = step.environmentEntries
+        return record
     }
 
     /// Whether `step` must run, given its wired `inputs`, and why; or the record whose

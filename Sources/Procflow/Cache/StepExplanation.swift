@@ -10,7 +10,10 @@ enum StepExplanation {
         var reasons: [String] = []
         if current.definition != latest.definition { reasons.append(step.definitionName) }
         if current.directory != latest.directory { reasons.append("working directory changed") }
-        if current.environment != latest.environment { reasons.append("environment changed") }
+        if current.environment != latest.environment {
+            let entries = compare(current.environmentEntries, with: latest.environmentEntries)
+            reasons += entries.isEmpty ? ["environment changed"] : entries
+        }
         let before = Dictionary(latest.inputs.map { ($0.name, $0.digest) }) { first, _ in first }
         for input in current.inputs where before[input.name] != input.digest {
             reasons.append(
@@ -31,6 +34,28 @@ enum StepExplanation {
         guard !reasons.isEmpty else { return "its earlier outcome could not be put back" }
         let shown = reasons.prefix(3).joined(separator: "; ")
         return reasons.count > 3 ? "\(shown) (and \(reasons.count - 3) more)" : shown
+    }
+
+    /// What changed between two lists of environment entries: "variable cflags changed",
+    /// "env CC is new", "dotenv .env: TOKEN is gone". Nothing when the earlier record kept none.
+    private static func compare(_ current: [StepRecord.Input], with earlier: [StepRecord.Input])
+        -> [String]
+    {
+        guard !earlier.isEmpty else { return [] }
+        let before = Dictionary(earlier.map { ($0.name, $0.digest) }) { first, _ in first }
+        var reasons: [String] = []
+        for entry in current {
+            switch before[entry.name] {
+            case nil: reasons.append("\(entry.name) is new")
+            case let digest? where digest != entry.digest: reasons.append("\(entry.name) changed")
+            default: break
+            }
+        }
+        let now = Set(current.map(\.name))
+        for entry in earlier where !now.contains(entry.name) {
+            reasons.append("\(entry.name) is gone")
+        }
+        return reasons
     }
 
     private static func compare(

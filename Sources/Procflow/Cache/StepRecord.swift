@@ -40,6 +40,10 @@ struct StepRecord: Sendable, Equatable {
     var outputs: [Output]
     /// Its output, as JSON text.
     var value: [UInt8]
+    /// Each entry of ``environment`` by where it comes from (`variable cflags`, `env CC`,
+    /// `dotenv .env: TOKEN`) with the digest of its name and value, for explanations only
+    /// (secrets together, as one entry); empty in a record that came without them.
+    var environmentEntries: [Input] = []
 
     /// The digest of everything known before the step runs (not what its depfile names):
     /// the name of its history in the state directory.
@@ -85,6 +89,11 @@ struct StepRecord: Sendable, Equatable {
             writer.write(output.status)
         }
         writer.write(bytes: value)
+        writer.write(UInt32(environmentEntries.count))
+        for entry in environmentEntries {
+            writer.write(entry.name)
+            writer.write(entry.digest)
+        }
     }
 
     init(
@@ -119,6 +128,9 @@ struct StepRecord: Sendable, Equatable {
                     permissions: try reader.uint32(), status: try reader.status()))
         }
         value = Array(try reader.bytesField())
+        for _ in 0..<(try reader.count(minimumSize: 36)) {
+            environmentEntries.append(Input(name: try reader.string(), digest: try reader.digest()))
+        }
     }
 
     private static func readFiles(_ reader: inout BinaryReader) throws(BinaryReader.Truncated)

@@ -1,21 +1,20 @@
 /// Reading the dotenv files a workflow names.
 extension WorkflowDecoder {
-    /// The variables of the dotenv files listed at `pointer`, in order: each entry a path
-    /// (relative to the workflow file), or `{"path": …, "optional": true}` for one that may be
-    /// missing.
-    /// The variables of the dotenv files `node` lists, and the names of those of the files
-    /// marked `secret`.
+    /// The variables of the dotenv files `node` lists, in order (each entry a path relative
+    /// to the workflow file, or `{"path": …, "optional": true, "secret": true}`), the names of
+    /// those of the files marked `secret`, and the file each name was last read from.
     func decodeDotenv(_ node: JSONNode, at pointer: JSONPointer) -> (
-        variables: [(name: String, value: String)], secrets: Set<String>
+        variables: [(name: String, value: String)], secrets: Set<String>, files: [String: String]
     ) {
         guard case .array(let entries) = node.value else {
             report.error(
                 "expected an array of dotenv files, found \(node.typeDescription)",
                 at: node.offset, pointer)
-            return ([], [])
+            return ([], [], [:])
         }
         var variables: [(name: String, value: String)] = []
         var secrets: Set<String> = []
+        var files: [String: String] = [:]
         for (position, entry) in entries.enumerated() {
             let at = pointer.appending(position)
             var path: String?
@@ -34,9 +33,10 @@ extension WorkflowDecoder {
             guard let path else { continue }
             let read = readDotenv(path, optional: optional, at: entry.offset, at)
             if secret { secrets.formUnion(read.map(\.name)) }
+            for (name, _) in read { files[name] = path }
             variables += read
         }
-        return (variables, secrets)
+        return (variables, secrets, files)
     }
 
     func readDotenv(_ path: String, optional: Bool, at offset: Int, _ pointer: JSONPointer)

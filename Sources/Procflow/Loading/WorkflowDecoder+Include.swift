@@ -25,8 +25,9 @@ extension WorkflowDecoder {
     struct Included {
         /// Each file's steps, as a group named by its `as` with ids prefixed `as.`.
         var steps: [Step] = []
-        /// The variables of their dotenv files.
+        /// The variables of their dotenv files, and the file each name was read from.
         var dotenv: [(name: String, value: String)] = []
+        var dotenvFiles: [String: String] = [:]
         /// The names their `secrets` give.
         var secrets: Set<String> = []
         /// Their variables and `env` entries, which reach only their own steps: the values a
@@ -49,6 +50,7 @@ extension WorkflowDecoder {
             else { continue }
             included.steps.append(group)
             included.dotenv += workflow.dotenv
+            included.dotenvFiles.merge(workflow.dotenvFiles) { _, later in later }
             included.secrets.formUnion(workflow.secrets)
             included.values += workflow.variables + workflow.environment + workflow.includedValues
         }

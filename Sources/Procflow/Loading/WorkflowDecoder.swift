@@ -34,8 +34,8 @@ struct WorkflowDecoder {
             variables.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         let environment =
             object.stringMap("env", names: .environmentVariable, substitute: true) ?? []
-        let (dotenv, secretFiles) =
-            object.node("dotenv").map { decodeDotenv($0.node, at: $0.pointer) } ?? ([], [])
+        let (dotenv, secretFiles, dotenvFiles) =
+            object.node("dotenv").map { decodeDotenv($0.node, at: $0.pointer) } ?? ([], [], [:])
         var secrets = secretFiles
         if let (node, pointer) = object.node("secrets") {
             secrets.formUnion(decodeSecrets(node, at: pointer))
@@ -65,6 +65,7 @@ struct WorkflowDecoder {
             cacheKey: cacheKey, executor: defaults.executor, steps: steps)
         workflow.secrets = secrets
         workflow.includedValues = included.values
+        workflow.dotenvFiles = included.dotenvFiles.merging(dotenvFiles) { _, own in own }
         return workflow
     }
 

@@ -34,15 +34,22 @@ struct CachePreview {
     /// Whether to wait for a remote cache's answers, or take a step it has not answered for
     /// as one that runs (the run asks again when the step's turn comes).
     private let waitsForRemote: Bool
+    /// What the instances of `forEach` steps are made in, when the preview decides each
+    /// instance of the items the file gives (a plan does; a run decides them as they come).
+    private let instanceContext: IncrementalStep.Context?
+    /// The verdict on each instance of the `forEach` steps decided instance by instance, by
+    /// the step's id: the instance's name and its verdict, in item order.
+    private(set) var instanceVerdicts: [String: [(name: String, verdict: Verdict)]] = [:]
 
     /// The verdicts on every step of `workflow`, whose incremental steps are `incremental`;
     /// the remote cache's answers waited for only if `waitsForRemote` (a plan waits, a run
     /// does not: the questions go out together, and steps take their answers in turn).
     init(
         _ workflow: Workflow, incremental: [String: IncrementalStep], cache: StepCache,
-        waitsForRemote: Bool = true
+        waitsForRemote: Bool = true, instanceContext: IncrementalStep.Context? = nil
     ) {
         self.waitsForRemote = waitsForRemote
+        self.instanceContext = instanceContext
         steps = workflow.nestedSteps
         var positions: [String: Int] = [:]
         positions.reserveCapacity(steps.count)
@@ -118,6 +125,9 @@ struct CachePreview {
         case .shell, .http, .file:
             break
         }
+        if let forEach = nested.step.forEach, let context = instanceContext {
+            return verdict(ofInstancesOf: nested, forEach, at: position, in: context, canSettle)
+        }
         guard let spec = incremental[id] else { return .runs("not incremental") }
         guard let inputs = knownInputs(of: nested) else {
             return .mayRun("its input is not known before the run")
@@ -138,6 +148,47 @@ struct CachePreview {
                 return .upToDate(restoring: [])
             }
         }
+    }
+
+    /// A `forEach` step's verdict, each instance decided: up to date when every one is, else
+    /// how many run; its instances' verdicts kept in ``instanceVerdicts``. Settled when each
+    /// is up to date without putting files back, so that what comes after it can be decided.
+    private mutating func verdict(
+        ofInstancesOf nested: NestedStep, _ forEach: ForEach, at position: Int,
+        in context: IncrementalStep.Context, _ canSettle: Bool
+    ) -> Verdict {
+        let id = nested.step.id
+        guard let items = forEach.staticItems else {
+            return .mayRun("its items come as the run goes")
+        }
+        guard let inputs = knownInputs(of: nested) else {
+            return .mayRun("its input is not known before the run")
+        }
+        let names = forEach.instanceNames(of: id, items: items)
+        var verdicts: [(name: String, verdict: Verdict)] = []
+        var restoring: [String] = []
+        var (running, allUpToDate) = (0, true)
+        for (index, item) in items.enumerated() where forEach.only?.contains(index) ?? true {
+            guard let instance = try? nested.step.instance(at: index, item: item),
+                let spec = IncrementalStep(instance, context: context)
+            else { return .runs("not incremental") }
+            switch cache.decide(spec, inputs: inputs, waitingForRemote: waitsForRemote) {
+            case .run(let reason, _):
+                verdicts.append((names[index], .runs(reason)))
+                (running, allUpToDate) = (running + 1, false)
+            case .restore(_, let files), .fetched(_, let files):
+                let shown = files.map { spec.display($0.path) }
+                verdicts.append((names[index], .upToDate(restoring: shown)))
+                restoring += shown
+                allUpToDate = false
+            case .upToDate:
+                verdicts.append((names[index], .upToDate(restoring: [])))
+            }
+        }
+        instanceVerdicts[id] = verdicts
+        if allUpToDate, canSettle { isSettled[position] = true }
+        guard running > 0 else { return .upToDate(restoring: restoring) }
+        return .runs("\(running) of \(plural(verdicts.count, "instance"))")
     }
 
     /// The values wired into a step, from the records of the settled steps they come from;

@@ -15,6 +15,9 @@ struct Plan {
     let entries: [Entry]
     /// What the state says of each incremental step: "up to date", "runs: …", "may run: …".
     let verdicts: [String: String]
+    /// What it says of each instance of a `forEach` step whose items the file gives: the
+    /// instances' names and verdicts, by the step's id.
+    let instanceVerdicts: [String: [(name: String, verdict: String)]]
 
     /// The plan of `workflow`; with `cache`, what it says of each incremental step.
     init(_ workflow: Workflow, cache: StepCache? = nil) {
@@ -22,15 +25,23 @@ struct Plan {
         stepCount = workflow.allSteps.count
         entries = Self.order(workflow).map { Entry(step: $0.0, path: $0.1) }
         var verdicts: [String: String] = [:]
+        var instanceVerdicts: [String: [(name: String, verdict: String)]] = [:]
         if let cache {
-            let incremental = IncrementalStep.all(
-                in: workflow, directory: WorkflowRunner.directory(of: workflow))
-            let preview = CachePreview(workflow, incremental: incremental, cache: cache)
+            let directory = WorkflowRunner.directory(of: workflow)
+            let incremental = IncrementalStep.all(in: workflow, directory: directory)
+            let preview = CachePreview(
+                workflow, incremental: incremental, cache: cache,
+                instanceContext: IncrementalStep.Context(workflow, directory: directory))
             for id in incremental.keys {
                 if let verdict = preview.verdict(on: id) { verdicts[id] = Self.describe(verdict) }
             }
+            for (id, instances) in preview.instanceVerdicts {
+                if let verdict = preview.verdict(on: id) { verdicts[id] = Self.describe(verdict) }
+                instanceVerdicts[id] = instances.map { ($0.name, Self.describe($0.verdict)) }
+            }
         }
         self.verdicts = verdicts
+        self.instanceVerdicts = instanceVerdicts
     }
 
     /// The plan as lines: `1. group/id [what it does]: notes`.
@@ -54,6 +65,9 @@ struct Plan {
             if let verdict = verdicts[step.id] { notes.append(verdict) }
             if !notes.isEmpty { line += ": " + notes.joined(separator: "; ") }
             lines.append(line)
+            for (instance, verdict) in instanceVerdicts[step.id] ?? [] {
+                lines.append("   \(instance): \(verdict)")
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -78,6 +92,12 @@ struct Plan {
             if let timeout = step.timeout { object["timeout"] = .number(timeout) }
             if let cases = Self.caseCount(step) { object["cases"] = .number(Double(cases)) }
             if let verdict = verdicts[step.id] { object["cache"] = .string(verdict) }
+            if let instances = instanceVerdicts[step.id] {
+                object["instances"] = .array(
+                    instances.map {
+                        .object(["name": .string($0.name), "cache": .string($0.verdict)])
+                    })
+            }
             return .object(object)
         }
         return JSONWriter.string([

@@ -16,6 +16,8 @@ public struct Workflow: Sendable {
     /// The variables of the workflow's dotenv files, in the order read: for every command,
     /// under procflow's own environment (which wins) and the workflow's `vars` and `env`.
     public var dotenv: [(name: String, value: String)] = []
+    /// The dotenv file each of ``dotenv``'s names was last read from, as the file names it.
+    public var dotenvFiles: [String: String] = [:]
     /// The names whose values are secrets (`secrets`, and every name of a dotenv file marked
     /// `secret`), in this file and the files it includes: their values are masked wherever
     /// procflow writes.

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@testable import Procflow
+
+/// `--explain` names what changed in a step's environment: the variable, the `env` entry, the
+/// dotenv file's entry; a secret only as "secrets", whose values no record keeps one by one.
+@Suite("Explanations that name the cause")
+struct ExplainCauseTests {
+    @Test func theChangedEntryIsNamed() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"vars": {"cflags": "-O2"}, "env": {"CC": "gcc"},
+             "dotenv": [".env", {"path": "private.env", "secret": true}],
+             "procedures": [
+              {"id": "a", "kind": "shell", "run": "echo a >> runs.log; echo \\"$cflags $CC $FOO\\" > a.out",
+               "sources": ["in.txt"], "generates": ["a.out"]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("in.txt", "x\n")
+        try fixture.write(".env", "FOO=1\n")
+        try fixture.write("private.env", "TOKEN=first-secret\n")
+        #expect(try fixture.runSteps().ran == ["a"])
+        func explanation(_ arguments: [String] = []) throws -> String? {
+            explained(try fixture.runSteps(["--explain"] + arguments).events)["a"]
+        }
+        #expect(try explanation(["--var", "cflags=-O0"]) == "variable cflags changed")
+        try fixture.write(".env", "FOO=2\n")
+        #expect(try explanation(["--var", "cflags=-O0"]) == "dotenv .env: FOO changed")
+        try fixture.write(".env", "FOO=2\nBAR=3\n")
+        #expect(try explanation(["--var", "cflags=-O0"]) == "dotenv .env: BAR is new")
+        try fixture.edit(#""CC": "gcc""#, #""CC": "clang""#)
+        #expect(try explanation(["--var", "cflags=-O0"]) == "env CC changed")
+        try fixture.write("private.env", "TOKEN=second-secret\n")
+        #expect(try explanation(["--var", "cflags=-O0"]) == "secrets changed")
+        // No digest of a secret alone is kept.
+        let state = fixture.directory.appendingPathComponent(".procflow")
+        for file in try FileManager.default.subpathsOfDirectory(atPath: state.path) {
+            let data = (try? Data(contentsOf: state.appendingPathComponent(file))) ?? Data()
+            #expect(!data.contains(Array("TOKEN".utf8)), "\(file)")
+        }
+    }
+
+    @Test func aDryRunListsTheInstancesThatRun() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "cc", "kind": "shell", "forEach": {"in": ["a", "b"]}, "run": "cp $item.c $item.o",
+               "sources": ["${item}.c"], "generates": ["${item}.o"]},
+              {"id": "link", "kind": "shell", "run": "cat a.o b.o > app", "dependsOn": ["cc"],
+               "sources": ["a.o", "b.o"], "generates": ["app"]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("a.c", "a\n")
+        try fixture.write("b.c", "b\n")
+        #expect(try fixture.run().status == 0)
+        let noop = try fixture.run(["--dry-run"])
+        #expect(
+            noop.stdout == """
+                plan for flow: 2 steps, in order
+                1. cc [shell: cp $item.c $item.o]: up to date
+                   cc[a]: up to date
+                   cc[b]: up to date
+                2. link [shell: cat a.o b.o > app]: after cc; up to date
+
+                """)
+        try fixture.write("b.c", "b2\n")
+        let edited = try fixture.run(["--dry-run"])
+        #expect(
+            edited.stdout.contains("1. cc [shell: cp $item.c $item.o]: runs: 1 of 2 instances\n"))
+        #expect(
+            edited.stdout.contains("   cc[a]: up to date\n   cc[b]: runs: source b.c changed\n"))
+        #expect(
+            edited.stdout.contains(
+                "link [shell: cat a.o b.o > app]: after cc; may run: cc may run first"))
+        let json = try fixture.run(["--dry-run", "--events", "json"])
+        #expect(json.stdout.contains(#""instances":[{"#))
+        #expect(json.stdout.contains(#""name":"cc[b]""#))
+        #expect(fixture.contents("b.o") == "b\n")
+    }
+}
