@@ -83,4 +83,47 @@ struct CompletionTests {
         // A file argument completes files.
         #expect(try Self.complete("procflow validate oth", in: directory) == ["other.json"])
     }
+
+    /// What fish completes for `line`, with the script procflow prints, in `directory`.
+    static func completeInFish(_ line: String, in directory: URL) throws -> [String] {
+        let path = procflowBinary.deletingLastPathComponent().path
+        let script = "procflow completion fish | source; complete -C '\(line)'"
+        let result = try runProgram(
+            ["/usr/bin/env", "fish", "--no-config", "-c", script], in: directory,
+            environment: ["PATH": path + ":/usr/bin:/bin", "HOME": directory.path])
+        #expect(result.stderr == "", "\(line): \(result.stderr)")
+        return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
+            .sorted()
+    }
+
+    @Test func fishCompletesTheStepIdsOfTheWorkflowAtHand() throws {
+        let hasFish = ["/usr/bin/fish", "/usr/local/bin/fish", "/bin/fish"].contains {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+        if !hasFish {
+            // .ci/run installs fish: there, this test must not pass by skipping.
+            #expect(ProcessInfo.processInfo.environment["PROCFLOW_REQUIRE_FISH"] == nil)
+            return
+        }
+        let directory = try DefaultFileTests.project()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data(#"{"procedures": [{"id": "other-step", "kind": "shell", "run": "true"}]}"#.utf8)
+            .write(to: directory.appendingPathComponent("other.json"))
+        #expect(try Self.completeInFish("procflow run sh", in: directory) == ["shout"])
+        #expect(
+            try Self.completeInFish("procflow run --summary other.json sh", in: directory) == [
+                "shout"
+            ])
+        #expect(try Self.completeInFish("procflow run -j 2 sh", in: directory) == ["shout"])
+        for line in [
+            "procflow run -f other.json other-", "procflow run --file=other.json other-",
+            "procflow run other.json other-",
+        ] {
+            #expect(try Self.completeInFish(line, in: directory) == ["other-step"], "\(line)")
+        }
+        #expect(
+            try Self.completeInFish("procflow run --output ", in: directory) == [
+                "grouped", "prefixed",
+            ])
+    }
 }

@@ -82,14 +82,23 @@ enum CompletionScript {
 
     // MARK: - bash
 
+    /// Every spelling of an option that takes a value, of any command, sorted.
+    static var optionsTakingValues: [String] {
+        var spellings: Set<String> = []
+        for (_, description) in commands {
+            for option in description.options where option.valueName != nil {
+                spellings.formUnion(self.spellings(option))
+            }
+        }
+        return spellings.sorted()
+    }
+
     static var bash: String {
         var valueCases: [String] = []
         var optionLists: [String] = []
-        var takesValue: Set<String> = []
         for (name, description) in commands {
             for option in description.options where option.valueName != nil {
                 let patterns = spellings(option).map { "\"\(name) \($0)\"" }.joined(separator: "|")
-                takesValue.formUnion(spellings(option))
                 switch valueKind(option) {
                 case .choices(let choices):
                     valueCases.append(
@@ -119,7 +128,7 @@ enum CompletionScript {
         let names = (commands.map(\.name) + ["help", "--help", "--version"]).joined(separator: " ")
         // bash cuts `--file=x` into `--file`, `=` and `x` (= is in COMP_WORDBREAKS).
         let skipValue = "[ \"${COMP_WORDS[i+1]}\" = \"=\" ] && ((i++)); ((i++))"
-        let valueOptions = takesValue.sorted().joined(separator: "|")
+        let valueOptions = optionsTakingValues.joined(separator: "|")
         return """
             # procflow completion for bash. Load it with: source <(procflow completion bash)
             _procflow_ids() {
@@ -219,11 +228,31 @@ enum CompletionScript {
         var lines = [
             "# procflow completion for fish. Save it as ~/.config/fish/completions/procflow.fish",
             "function __procflow_ids",
+            "    # The workflow at hand: -f's value, else the first argument when it names a .json",
+            "    # file, else the one procflow finds from here up.",
             "    set -l words (commandline -opc)",
-            "    set -l file (string match -r -- '.*\\.jsonc?$' $words[3..-1])[1]",
-            "    set -l index (contains -i -- -f $words; or contains -i -- --file $words)",
-            "    if test -n \"$index\"",
-            "        set file $words[(math $index + 1)]",
+            "    set -l file",
+            "    set -l first 1",
+            "    set -l i 3",
+            "    while test $i -le (count $words)",
+            "        set -l word $words[$i]",
+            "        switch $word",
+            "            case -f --file",
+            "                set file $words[(math $i + 1)]",
+            "                break",
+            "            case '--file=*'",
+            "                set file (string replace -- --file= '' $word)",
+            "                break",
+            "            case \(optionsTakingValues.joined(separator: " "))",
+            "                set i (math $i + 1)",
+            "            case '-*'",
+            "            case '*'",
+            "                if test $first = 1",
+            "                    set first 0",
+            "                    string match -qr -- '\\.jsonc?$' $word; and set file $word",
+            "                end",
+            "        end",
+            "        set i (math $i + 1)",
             "    end",
             "    if test -n \"$file\"",
             "        procflow list --ids -f $file 2>/dev/null",

@@ -169,10 +169,11 @@ struct ObjectReader {
         return value
     }
 
-    /// An array of strings; with `substitute`, variables are filled in.
-    mutating func strings(_ key: String, required: Bool = false, substitute: Bool = false)
-        -> [String]?
-    {
+    /// An array of strings; with `substitute`, variables are filled in; with `names`, each
+    /// must be such a name.
+    mutating func strings(
+        _ key: String, required: Bool = false, substitute: Bool = false, names: NamePattern? = nil
+    ) -> [String]? {
         guard let (node, pointer) = node(key) else {
             if required { missing(key) }
             return nil
@@ -189,6 +190,10 @@ struct ObjectReader {
                 report.error(
                     "expected a string, found \(item.typeDescription)", at: item.offset,
                     pointer.appending(position))
+                continue
+            }
+            if let problem = names?.problem(with: string) {
+                report.error(problem, at: item.offset, pointer.appending(position))
                 continue
             }
             guard substitute else {

@@ -37,9 +37,8 @@ struct WorkflowDecoder {
         let (dotenv, secretFiles, dotenvFiles) =
             object.node("dotenv").map { decodeDotenv($0.node, at: $0.pointer) } ?? ([], [], [:])
         var secrets = secretFiles
-        if let (node, pointer) = object.node("secrets") {
-            secrets.formUnion(decodeSecrets(node, at: pointer))
-        }
+        // Names of variables, `env` entries, dotenv entries or environment variables.
+        secrets.formUnion(object.strings("secrets", names: .environmentVariable) ?? [])
         let maxConcurrency = object.integer("maxConcurrency", in: 1...10_000)
         let cacheKey = decodeCacheKey(&object)
         let defaults = decodePlacement(&object)
@@ -67,31 +66,6 @@ struct WorkflowDecoder {
         workflow.includedValues = included.values
         workflow.dotenvFiles = included.dotenvFiles.merging(dotenvFiles) { _, own in own }
         return workflow
-    }
-
-    /// `secrets`: names of variables, `env` entries, dotenv entries or environment variables.
-    private func decodeSecrets(_ node: JSONNode, at pointer: JSONPointer) -> Set<String> {
-        guard case .array(let items) = node.value else {
-            report.error(
-                "expected an array of names, found \(node.typeDescription)", at: node.offset,
-                pointer)
-            return []
-        }
-        var names: Set<String> = []
-        for (position, item) in items.enumerated() {
-            guard case .string(let name) = item.value else {
-                report.error(
-                    "expected a name, found \(item.typeDescription)", at: item.offset,
-                    pointer.appending(position))
-                continue
-            }
-            if let problem = NamePattern.environmentVariable.problem(with: name) {
-                report.error(problem, at: item.offset, pointer.appending(position))
-                continue
-            }
-            names.insert(name)
-        }
-        return names
     }
 
     func decodeSteps(_ node: JSONNode, at pointer: JSONPointer, requireSome: Bool) -> [Step] {
