@@ -175,6 +175,16 @@ struct ServiceStepTests {
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(statuses(events) == ["svc": "succeeded", "test": "succeeded"])
         #expect(reasons(events)["svc"]?.hasPrefix("service ready in ") == true)
+        let finished = events.first {
+            $0["event"] as? String == "step.finished" && $0["step"] as? String == "svc"
+        }
+        #expect(finished?["ready"] as? Bool == true)
+        if kind == "log" {
+            let terminal = try fixture.run(["--no-cache", "--output", "prefixed"])
+            #expect(terminal.stdout.contains("svc  ✓ ready in "), "\(terminal.stdout)")
+            let grouped = try fixture.run(["--no-cache", "--output", "grouped"])
+            #expect(grouped.stdout.contains("svc: ready in "), "\(grouped.stdout)")
+        }
     }
 
     @Test func notReadyInTimeFailsAndStopsIt() throws {

@@ -57,8 +57,9 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
                 buffers[id, default: LineTail(limit: Self.bufferLimit)].append(
                     stream == .stderr ? "[stderr] \(line)" : String(line))
             }
-        case .stepSucceeded(let duration):
-            block(id, title: "\(id): succeeded in \(formatDuration(duration))", event, .succeeded)
+        case .stepSucceeded(let duration, let ready):
+            let done = ready ? "ready" : "succeeded"
+            block(id, title: "\(id): \(done) in \(formatDuration(duration))", event, .succeeded)
         case .stepFailed(let reason, let tail, let duration, let tolerated):
             let title =
                 "\(id): \(tolerated ? "failed (continuing)" : "failed") after \(formatDuration(duration)): \(reason)"

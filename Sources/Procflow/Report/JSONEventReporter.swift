@@ -82,8 +82,10 @@ public final class JSONEventReporter: Reporter, @unchecked Sendable {
             )
         case .stepOutput:
             return ("step.output", [])
-        case .stepSucceeded(let duration):
-            return ("step.finished", [("duration", .number(rounded(duration)))])
+        case .stepSucceeded(let duration, let ready):
+            var fields: JSONWriter.Object = [("duration", .number(rounded(duration)))]
+            if ready { fields.append(("ready", .bool(true))) }
+            return ("step.finished", fields)
         case .stepFailed(let reason, let tail, let duration, let tolerated):
             return (
                 "step.failed",

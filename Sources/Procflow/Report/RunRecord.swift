@@ -150,7 +150,7 @@ struct RunRecord {
                 steps[position].attempts[last].ended = time
                 steps[position].attempts[last].failure = reason
             }
-        case .stepSucceeded(let duration):
+        case .stepSucceeded(let duration, _):
             end(position, .succeeded, reason: nil, duration: duration, at: time)
         case .stepFailed(let reason, let tail, let duration, let tolerated):
             steps[position].stderrTail = tail

@@ -174,9 +174,9 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             return text
         case .stepWaited:
             return ""
-        case .stepSucceeded(let duration):
-            return "\(prefix(id)) " + style.green("✓ finished in \(formatDuration(duration))")
-                + "\n"
+        case .stepSucceeded(let duration, let ready):
+            let done = ready ? "ready" : "finished"
+            return "\(prefix(id)) " + style.green("✓ \(done) in \(formatDuration(duration))") + "\n"
         case .stepCached(let note):
             return "\(prefix(id)) " + style.green("✓ up to date")
                 + (note.map { style.dim(" (\($0))") } ?? "") + "\n"

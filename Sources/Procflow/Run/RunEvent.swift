@@ -17,7 +17,9 @@ public struct RunEvent: Sendable {
         case stepOutput(ShellProcedure.Stream, [Substring])
         /// The step waited for something; the wait ended now, after `duration` seconds.
         case stepWaited(StepWait, duration: TimeInterval)
-        case stepSucceeded(duration: TimeInterval)
+        /// The step succeeded after `duration` seconds; a service (`ready`) is ready then, and
+        /// keeps running.
+        case stepSucceeded(duration: TimeInterval, ready: Bool = false)
         /// An incremental step was up to date and did not run; `note` says what was put back
         /// from the store, if anything.
         case stepCached(note: String?)

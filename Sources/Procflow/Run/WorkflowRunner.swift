@@ -337,10 +337,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         var reason: String?
         switch outcome {
         case .succeeded:
-            if builder.step(id)?.service != nil {
-                reason = "service ready in \(formatDuration(duration ?? 0))"
-            }
-            (kind, status) = (.stepSucceeded(duration: duration ?? 0), .succeeded)
+            let isService = builder.step(id)?.service != nil
+            if isService { reason = "service ready in \(formatDuration(duration ?? 0))" }
+            (kind, status) = (.stepSucceeded(duration: duration ?? 0, ready: isService), .succeeded)
         case .cached(let note):
             reason = note
             (kind, status) = (.stepCached(note: note), .cached)
