@@ -22,7 +22,7 @@ struct InterruptTests {
     @Test func afterCtrlCTheRunSaysWhatItWaitsForAndASecondOneKills() throws {
         // dash's `wait` is not interrupted by SIGINT: the command outlives the first signal.
         let fixture = try WorkflowFixture(
-            #"{"procedures": [{"id": "bg", "kind": "shell", "run": "touch started; trap '' INT TERM; sleep 241 & wait"}]}"#
+            #"{"procedures": [{"id": "bg", "kind": "shell", "run": "trap '' INT TERM; touch started; sleep 241 & wait"}]}"#
         )
         defer { fixture.remove() }
         let run = try RunningProcflow(fixture, arguments: ["--grace-period", "60"])
@@ -40,7 +40,7 @@ struct InterruptTests {
     static let lockWorkflow = """
         {"procedures": [
           {"id": "up", "kind": "shell", "run": "touch resource.lock"},
-          {"id": "work", "kind": "shell", "run": "touch working; sleep 300", "dependsOn": ["up"]},
+          {"id": "work", "kind": "shell", "run": ": > working; exec sleep 300", "dependsOn": ["up"]},
           {"id": "down", "kind": "shell", "run": "rm resource.lock; echo released > released.txt",
            "dependsOn": ["work"], "always": true}
         ]}
@@ -70,8 +70,8 @@ struct InterruptTests {
         let fixture = try WorkflowFixture(
             """
             {"procedures": [
-              {"id": "work", "kind": "shell", "run": "touch working; sleep 300"},
-              {"id": "down", "kind": "shell", "run": "touch cleaning; sleep 300",
+              {"id": "work", "kind": "shell", "run": ": > working; exec sleep 300"},
+              {"id": "down", "kind": "shell", "run": ": > cleaning; exec sleep 300",
                "dependsOn": ["work"], "always": true}
             ]}
             """)

@@ -264,7 +264,7 @@ struct ReportFileTests {
             """
             {"procedures": [
               {"id": "quick", "kind": "shell", "run": "echo done"},
-              {"id": "slow", "kind": "shell", "run": "touch started; sleep 300", "dependsOn": ["quick"]}
+              {"id": "slow", "kind": "shell", "run": ": > started; exec sleep 300", "dependsOn": ["quick"]}
             ]}
             """)
         defer { fixture.remove() }

@@ -223,7 +223,7 @@ struct ServiceStepTests {
         let fixture = try WorkflowFixture(
             workflow(
                 #"{"id": "db", "kind": "shell", "service": true, "run": "echo up; while [ ! -f go ]; do sleep 0.01; done; echo going away >&2; exit 1", "ready": {"log": "up"}},"#
-                    + #"{"id": "test", "kind": "shell", "run": "touch go; sleep 300", "dependsOn": ["db"]}"#
+                    + #"{"id": "test", "kind": "shell", "run": ": > go; exec sleep 300", "dependsOn": ["db"]}"#
             ))
         defer { fixture.remove() }
         let result = try fixture.run(["--output", output], timeout: 60)
@@ -239,7 +239,7 @@ struct ServiceStepTests {
         let fixture = try WorkflowFixture(
             workflow(
                 #"{"id": "db", "kind": "shell", "service": true, "run": "echo up; while [ ! -f go ]; do sleep 0.01; done; exit 2", "ready": {"log": "up"}},"#
-                    + #"{"id": "slow", "kind": "shell", "run": "touch running; sleep 300", "dependsOn": ["db"]},"#
+                    + #"{"id": "slow", "kind": "shell", "run": ": > running; exec sleep 300", "dependsOn": ["db"]},"#
                     + #"{"id": "go", "kind": "shell", "run": "while [ ! -f running ]; do sleep 0.01; done; touch go", "dependsOn": ["db"]},"#
                     + #"{"id": "test", "kind": "shell", "run": "touch ran", "dependsOn": ["db", "go", "slow"]}"#
             ))
@@ -341,7 +341,7 @@ struct ServiceStepTests {
         let fixture = try WorkflowFixture(
             workflow(
                 #"{"id": "db", "kind": "shell", "service": true, "run": "\#(serviceWithChild)", "ready": {"log": "ready"}},"#
-                    + #"{"id": "test", "kind": "shell", "run": "touch testing; sleep 300", "dependsOn": ["db"]}"#
+                    + #"{"id": "test", "kind": "shell", "run": ": > testing; exec sleep 300", "dependsOn": ["db"]}"#
             ))
         defer { fixture.remove() }
         let run = try RunningProcflow(fixture)

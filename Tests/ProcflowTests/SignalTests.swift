@@ -55,7 +55,7 @@ struct SignalTests {
         let fixture = try WorkflowFixture(
             """
             {"procedures": [
-              {"id": "stubborn", "kind": "shell", "run": "echo $$ > pid0; trap '' INT TERM; sleep 300 & wait; wait"}
+              {"id": "stubborn", "kind": "shell", "run": "trap '' INT TERM; echo $$ > pid0; sleep 300 & wait; wait"}
             ]}
             """)
         defer { fixture.remove() }
@@ -77,5 +77,62 @@ struct SignalTests {
         #expect(running.process.terminationStatus == 130)
         #expect(Date().timeIntervalSince(second) < 10)
         #expect(eventually(timeout: 10) { !ProcessGroups.isAlive(group) })
+    }
+}
+
+/// A signal forwarded to every command while one is being spawned reaches that one too, once
+/// it is registered: Ctrl-C just as a step starts stops it as it stops the others.
+@Suite("Signals and commands being spawned")
+struct SpawningSignalTests {
+    /// A `sleep 30` leading a process group of its own.
+    static func spawnSleep() throws -> pid_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Its own group, no signal blocked or ignored (the test process may block some).
+        posix_spawnattr_setflags(
+            &attributes,
+            Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var pid: pid_t = 0
+        let words: [String] = ["/bin/sleep", "30"]
+        let arguments: [UnsafeMutablePointer<CChar>?] = words.map { word in strdup(word) } + [nil]
+        defer { arguments.forEach { free($0) } }
+        let status = posix_spawn(&pid, "/bin/sleep", nil, &attributes, arguments, environ)
+        try #require(status == 0)
+        return pid
+    }
+
+    /// How `pid` ended: the signal that killed it, or 0.
+    static func endingSignal(of pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        return status & 0x7f
+    }
+
+    @Test func aSignalSentDuringASpawnReachesTheCommandWhenItIsRegistered() throws {
+        let groups = ProcessGroups()
+        let seen = groups.spawning()
+        #expect(groups.commandCount == 1)
+        groups.signalAll(SIGTERM)
+        let pid = try Self.spawnSleep()
+        groups.register(pid, spawnedAfter: seen)
+        #expect(Self.endingSignal(of: pid) == SIGTERM)
+        groups.unregister(pid)
+
+        // Spawned after the signal: left alone.
+        let later = groups.spawning()
+        let other = try Self.spawnSleep()
+        groups.register(other, spawnedAfter: later)
+        #expect(kill(other, 0) == 0)
+        kill(-other, SIGKILL)
+        #expect(Self.endingSignal(of: other) == SIGKILL)
+        #expect(groups.commandCount == 1)
     }
 }

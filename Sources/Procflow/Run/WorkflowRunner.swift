@@ -230,7 +230,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         }
         guard first else { return }
         // Counted before the signal reaches them: some end at once.
-        let commands = processGroups.running.count + executors.commandsUnderWay
+        let commands = processGroups.commandCount + executors.commandsUnderWay
         let interruption = InterruptError(signal: signal)
         var alwaysSteps = 0
         if hasAlwaysSteps, root != nil, runStop.stop(interruption) {

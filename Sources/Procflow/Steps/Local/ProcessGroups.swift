@@ -13,29 +13,68 @@ public final class ProcessGroups: Sendable {
     /// The groups of the shell procedures that name no registry of their own.
     public static let shared = ProcessGroups()
 
-    private let groups = Locked(Set<pid_t>())
+    private struct State {
+        var groups: Set<pid_t> = []
+        /// Commands being spawned, not yet registered.
+        var spawning = 0
+        /// How many times ``signalAll(_:)`` was called, and the last signal it sent.
+        var signalsSent = 0
+        var lastSignal: Int32 = 0
+    }
+
+    private let state = Locked(State())
 
     /// An empty registry.
     public init() {}
 
-    /// Records that `group` (the leader's pid) is running.
-    func register(_ group: pid_t) {
-        _ = groups.withLock { $0.insert(group) }
+    /// Notes that a command is about to be spawned; returns how many signals were sent to
+    /// every group so far, for ``register(_:spawnedAfter:)`` (or ``spawnFailed()``).
+    func spawning() -> Int {
+        state.withLock { state in
+            state.spawning += 1
+            return state.signalsSent
+        }
+    }
+
+    /// The command noted by ``spawning()`` did not start.
+    func spawnFailed() {
+        state.withLock { $0.spawning -= 1 }
+    }
+
+    /// Records that `group` (the leader's pid) is running. A signal sent to every group
+    /// between the spawn (when `spawnedAfter` was read) and now missed it: it gets it now.
+    func register(_ group: pid_t, spawnedAfter signalsSent: Int) {
+        let missed = state.withLock { state -> Int32? in
+            state.spawning -= 1
+            state.groups.insert(group)
+            return state.signalsSent > signalsSent ? state.lastSignal : nil
+        }
+        if let missed { kill(-group, missed) }
+    }
+
+    /// How many commands are running or being spawned.
+    public var commandCount: Int {
+        state.withLock { $0.groups.count + $0.spawning }
     }
 
     /// Records that nothing is left in `group`.
     func unregister(_ group: pid_t) {
-        _ = groups.withLock { $0.remove(group) }
+        _ = state.withLock { $0.groups.remove(group) }
     }
 
     /// The groups still running.
     public var running: Set<pid_t> {
-        groups.withLock { $0 }
+        state.withLock { $0.groups }
     }
 
-    /// Sends `signal` to every group still running.
+    /// Sends `signal` to every group still running, and to those being spawned now.
     public func signalAll(_ signal: Int32) {
-        for group in running { kill(-group, signal) }
+        let groups = state.withLock { state in
+            state.signalsSent += 1
+            state.lastSignal = signal
+            return state.groups
+        }
+        for group in groups { kill(-group, signal) }
     }
 
     /// Whether a process of any group still running is alive (not a zombie): one reading of

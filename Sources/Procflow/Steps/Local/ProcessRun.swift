@@ -77,9 +77,16 @@ final class ProcessRun: @unchecked Sendable {
             throw StepError(
                 .spawnFailed, "cannot create pipes: \(String(cString: strerror(errno)))")
         }
-        let pid = try spawn(launch, pipes: pipes)
+        let signalsSent = launch.groups.spawning()
+        let pid: pid_t
+        do {
+            pid = try spawn(launch, pipes: pipes)
+        } catch {
+            launch.groups.spawnFailed()
+            throw error
+        }
         pipes.closeChildSides()
-        launch.groups.register(pid)
+        launch.groups.register(pid, spawnedAfter: signalsSent)
         _ = watched.withLock { $0.insert(pid) }
 
         let run = ProcessRun(pid: pid, launch: launch)
