@@ -103,7 +103,7 @@ struct SpawningSignalTests {
         var pid: pid_t = 0
         let words: [String] = ["/bin/sleep", "30"]
         let arguments: [UnsafeMutablePointer<CChar>?] = words.map { word in strdup(word) } + [nil]
-        defer { arguments.forEach { free($0) } }
+        defer { for argument in arguments { free(argument) } }
         let status = posix_spawn(&pid, "/bin/sleep", nil, &attributes, arguments, environ)
         try #require(status == 0)
         return pid
