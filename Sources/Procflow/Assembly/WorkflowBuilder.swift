@@ -34,6 +34,9 @@ final class WorkflowBuilder: @unchecked Sendable {
         /// `jobsCategory`.
         var maxJobs: Int
         var jobsCategory: String
+        /// The jobserver the run's shell steps on this machine share; `nil` with
+        /// `--no-jobserver`.
+        var jobserver: RunJobserver? = nil
         /// For incremental runs: the cache, and the steps it knows.
         var incremental: Incremental? = nil
     }
@@ -376,6 +379,12 @@ final class WorkflowBuilder: @unchecked Sendable {
         options.executor = settings.executors.executor(
             step.executor(default: settings.defaultExecutor) ?? "local")
         options.job = jobRequest(for: step)
+        // Commands run elsewhere (Slurm) neither take tokens nor reach the FIFO.
+        if let jobserver = settings.jobserver, options.executor.spawnsLocally {
+            options.jobserver = JobserverUse(
+                jobserver: jobserver, tokens: step.placement.resources.cpus ?? 1,
+                handsOver: shell.jobserver)
+        }
         return ShellProcedure(command, options: options, environmentInputs: inputs)
     }
 

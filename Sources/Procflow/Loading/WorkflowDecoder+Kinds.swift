@@ -51,10 +51,12 @@ extension WorkflowDecoder {
         }
         let output = object.choice("output", of: OutputFormat.self) ?? .none
         let interpreter = decodeInterpreter(&object, for: command)
+        let jobserver = object.bool("jobserver")
         guard let command else { return nil }
         return Shell(
             command: command, interpreter: interpreter ?? .sh, cwd: cwd,
-            environment: environment, inputs: inputs, output: output)
+            environment: environment, inputs: inputs, output: output,
+            jobserver: jobserver ?? true)
     }
 
     /// The `shell` field: `"sh"`, `"bash"`, `"python3"`, or an argv the script is appended to.

@@ -15,6 +15,7 @@ enum WorkflowFields {
         "shell": [
             "run", "argv", "shell", "cwd", "env", "inputs", "output", "image", "sources",
             "generates", "depfile", "cache", "cacheKey", "executor", "resources", "slurm",
+            "jobserver",
         ],
         "http": ["url", "method", "headers", "body", "expect", "output", "cache", "cacheKey"],
         "file": [

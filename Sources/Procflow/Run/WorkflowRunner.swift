@@ -53,6 +53,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private let processGroups = ProcessGroups()
     /// The executors the run's shell steps use.
     private let executors: RunExecutors
+    /// The jobserver the run's shell steps on this machine share, if they share one.
+    private let jobserver: RunJobserver?
     /// What the executors said at the end of the run (Slurm's jobs), once ``run()`` returned.
     public private(set) var executorNotes: [String] = []
     // Set once, by `runProcedures()` before any procedure starts; read only by procedures'
@@ -82,6 +84,12 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
                 directory: jobs + "/" + runID.replacingOccurrences(of: "/", with: "_") + "@"
                     + ProcessInfo.processInfo.hostName,
                 environment: options.environment))
+        jobserver =
+            options.jobserver
+            ? RunJobserver(
+                slots: max(1, options.maxConcurrent),
+                temporaryDirectory: FileManager.default.temporaryDirectory.path)
+            : nil
     }
 
     /// The path of the running program, from `/proc/self/exe` (one `readlink`, where
@@ -116,6 +124,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
                 executors: executors,
                 defaultExecutor: workflow.defaultExecutor(override: options.executor),
                 maxJobs: max(1, options.maxJobs), jobsCategory: "procflow.jobs.\(runID)",
+                jobserver: jobserver,
                 incremental: options.cache.map { cache in
                     .init(
                         context: .init(cache: cache, force: options.force, events: self),
@@ -171,6 +180,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         done.wait()
         accountForStepsThatNeverRan()
         endLeftovers()
+        jobserver?.close()
         executorNotes = executors.endRun(
             gracePeriod: options.gracePeriod, hurry: { [state] in state.withLock { $0.killed } })
         state.withLock { $0.finished = true }

@@ -61,4 +61,7 @@ public struct Shell: Sendable {
     public var inputs: [(name: String, wire: Wire)]
     /// What becomes of stdout.
     public var output: OutputFormat
+    /// Whether a command run on this machine is handed the run's jobserver (`MAKEFLAGS` with
+    /// `--jobserver-auth`), so that the make, ninja or cargo it runs shares `--max-concurrent`.
+    public var jobserver = true
 }

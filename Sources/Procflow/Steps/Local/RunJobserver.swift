@@ -1,0 +1,50 @@
+import Foundation
+import ProcedureKit
+
+/// A run's ``Jobserver``, made when the first shell step on this machine asks for it (a run
+/// of HTTP requests or Slurm jobs makes no FIFO), closed when the run is over.
+final class RunJobserver: Sendable {
+    /// How many tokens it holds: the run's `--max-concurrent`.
+    let slots: Int
+    private let temporaryDirectory: String
+    private let made = Locked<Result<Jobserver, StepError>?>(nil)
+
+    /// A jobserver of `slots` tokens, to be made in a private directory under
+    /// `temporaryDirectory`; `nil` when `slots` is more than one holds
+    /// (``Jobserver/mostSlots``).
+    init?(slots: Int, temporaryDirectory: String) {
+        guard slots <= Jobserver.mostSlots else { return nil }
+        self.slots = max(1, slots)
+        self.temporaryDirectory = temporaryDirectory
+    }
+
+    /// The jobserver, made now if it is not yet.
+    ///
+    /// - Throws: a ``StepError`` when it cannot be made (then every step asking says so).
+    func jobserver() throws(StepError) -> Jobserver {
+        let result = made.withLock { made in
+            if let made { return made }
+            let result = Result { () throws(StepError) in
+                try Jobserver(slots: slots, temporaryDirectory: temporaryDirectory)
+            }
+            made = result
+            return result
+        }
+        return try result.get()
+    }
+
+    /// Closes the jobserver and removes its FIFO, if it was made.
+    func close() {
+        if case .success(let jobserver) = made.withLock({ $0 }) { jobserver.close() }
+    }
+}
+
+/// How a shell step on this machine shares the run's jobserver.
+struct JobserverUse: Sendable {
+    var jobserver: RunJobserver
+    /// How many tokens it takes while its command runs: as many as the places it takes.
+    var tokens: Int
+    /// Whether its command is handed the jobserver (`MAKEFLAGS` and two descriptors); a step
+    /// with `"jobserver": false` still takes its tokens, but its command gets neither.
+    var handsOver: Bool
+}
