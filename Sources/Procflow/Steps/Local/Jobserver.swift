@@ -128,11 +128,11 @@ final class Jobserver: Sendable {
     /// `MAKEFLAGS` for a command handed the jobserver: `existing` (the command's own value),
     /// then the run's `-j` and both forms of `--jobserver-auth`.
     ///
-    /// Readers take the last form they know. `--jobserver-fds=3,4` is for old cargo jobserver
-    /// crates, which prefer it; `--jobserver-auth=fifo:PATH` for ninja 1.13 (which takes no
-    /// other on POSIX), make 4.4 and today's crate; `--jobserver-f=3,4` — getopt's abbreviation
-    /// of `--jobserver-fds`, which only make's option parser reads — for make 4.3, which stops
-    /// at a `fifo:` it cannot read.
+    /// Readers take the last form they know. `--jobserver-auth=fifo:PATH` is for ninja 1.13
+    /// (which takes no other on POSIX), make 4.4 and cargo's jobserver crate;
+    /// `--jobserver-fds=3,4` for versions of that crate from before FIFOs; `--jobserver-f=3,4`
+    /// — getopt's abbreviation of `--jobserver-fds`, which only make's option parser reads —
+    /// for make 4.3, which stops at a `fifo:` it cannot read.
     func makeflags(after existing: String?) -> String {
         let (read, write) = Self.clientDescriptors
         let flags =
