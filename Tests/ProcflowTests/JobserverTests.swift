@@ -280,6 +280,23 @@ struct JobserverTests {
         #expect(reasons(events)["waiter"]?.hasPrefix("timed out after") == true)
     }
 
+    @Test func tokensACommandTookWithItAreBackForTheNextStep() throws {
+        // `crash` takes the run's second token, as a make starting a job would, and exits
+        // without putting it back; `next` needs a token beside its own, as a make's second job
+        // would, and waits for one until its timeout unless the run put the lost one back.
+        let fixture = try WorkflowFixture(
+            workflow(
+                #"""
+                {"id": "crash", "kind": "shell", "run": "head -c 1 <&3 > /dev/null"},
+                {"id": "next", "kind": "shell", "timeout": 20, "dependsOn": ["crash"],
+                 "run": "head -c 1 <&3 > /dev/null; printf + >&4"}
+                """#))
+        defer { fixture.remove() }
+        let (result, events) = try fixture.events(["-j", "2"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(statuses(events) == ["crash": "succeeded", "next": "succeeded"])
+    }
+
     @Test func jobserverIsABooleanOfShellSteps() {
         #expect(
             diagnostics(
