@@ -49,7 +49,7 @@ final class Jobserver: Sendable {
     /// their own, so that a client making its end non-blocking (make 4.3 does) leaves
     /// procflow's as it is; close-on-exec, numbered above the descriptors a command gets.
     let clientEnds: (read: Int32, write: Int32)
-    /// A pipe that wakes the thread waiting on the FIFO for steps (``watch()``).
+    /// A pipe that wakes the thread waiting on the FIFO for steps.
     let wake: (read: Int32, write: Int32)
     let state = Locked(State())
 
