@@ -297,6 +297,20 @@ struct JobserverTests {
         #expect(statuses(events) == ["crash": "succeeded", "next": "succeeded"])
     }
 
+    @Test(arguments: [(cpus: 1, left: "a token"), (cpus: 2, left: "none")])
+    func aStepTakesATokenForEachCPUItNeeds(cpus: Int, left: String) throws {
+        // Under -j 2, what the pool has left while the step runs, looked at without waiting.
+        let fixture = try WorkflowFixture(
+            workflow(
+                #"""
+                {"id": "wide", "kind": "shell", "resources": {"cpus": \#(cpus)},
+                 "run": "if dd if=/dev/fd/3 of=/dev/null bs=1 count=1 iflag=nonblock 2>/dev/null; then printf + >&4; echo 'a token' > left.txt; else echo none > left.txt; fi"}
+                """#))
+        defer { fixture.remove() }
+        #expect(try fixture.run(["-j", "2"]).status == 0)
+        #expect(fixture.contents("left.txt") == left + "\n")
+    }
+
     @Test func jobserverIsABooleanOfShellSteps() {
         #expect(
             diagnostics(
