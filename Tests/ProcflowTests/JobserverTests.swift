@@ -311,6 +311,22 @@ struct JobserverTests {
         #expect(fixture.contents("left.txt") == left + "\n")
     }
 
+    @Test func aStepThatSaysNoStillTakesItsToken() throws {
+        // Under -j 2, `quiet` (handed nothing) and `looker` run at once: while both run, the
+        // pool has no token left.
+        let fixture = try WorkflowFixture(
+            workflow(
+                #"""
+                {"id": "quiet", "kind": "shell", "jobserver": false,
+                 "run": "touch started; while [ ! -e looked ]; do sleep 0.05; done"},
+                {"id": "looker", "kind": "shell",
+                 "run": "while [ ! -e started ]; do sleep 0.05; done; if dd if=/dev/fd/3 of=/dev/null bs=1 count=1 iflag=nonblock 2>/dev/null; then printf + >&4; echo 'a token' > left.txt; else echo none > left.txt; fi; touch looked"}
+                """#))
+        defer { fixture.remove() }
+        #expect(try fixture.run(["-j", "2"]).status == 0)
+        #expect(fixture.contents("left.txt") == "none\n")
+    }
+
     @Test func jobserverIsABooleanOfShellSteps() {
         #expect(
             diagnostics(
