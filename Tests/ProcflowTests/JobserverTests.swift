@@ -242,6 +242,20 @@ struct JobserverTests {
         #expect(fixture.contents("handed.txt") == "flags=k\n")
     }
 
+    @Test func aTemporaryDirectoryWithASpaceLeavesTheFIFOInTmp() throws {
+        // A space in `fifo:PATH` would split the word that names the FIFO in MAKEFLAGS.
+        let fixture = try WorkflowFixture(
+            workflow(
+                #"{"id": "a", "kind": "shell", "run": "printf %s \"$MAKEFLAGS\" > flags.txt"}"#))
+        defer { fixture.remove() }
+        let spaced = fixture.directory.appendingPathComponent("my tmp")
+        try FileManager.default.createDirectory(at: spaced, withIntermediateDirectories: true)
+        #expect(try fixture.run(environment: ["TMPDIR": spaced.path]).status == 0)
+        #expect(
+            fixture.contents("flags.txt")?.contains(
+                "--jobserver-auth=fifo:/tmp/procflow-jobserver-") == true)
+    }
+
     @Test func aJobserverThatCannotBeMadeFailsTheStepsSayingSo() throws {
         let fixture = try WorkflowFixture(
             workflow(#"{"id": "build", "kind": "shell", "run": "true"}"#))

@@ -10,12 +10,15 @@ final class RunJobserver: Sendable {
     private let made = Locked<Result<Jobserver, StepError>?>(nil)
 
     /// A jobserver of `slots` tokens, to be made in a private directory under
-    /// `temporaryDirectory`; `nil` when `slots` is more than one holds
+    /// `temporaryDirectory` — or under `/tmp` if its path has a space or a tab, which would
+    /// split `fifo:PATH` in `MAKEFLAGS`; `nil` when `slots` is more than one holds
     /// (``Jobserver/mostSlots``).
     init?(slots: Int, temporaryDirectory: String) {
         guard slots <= Jobserver.mostSlots else { return nil }
         self.slots = max(1, slots)
-        self.temporaryDirectory = temporaryDirectory
+        self.temporaryDirectory =
+            temporaryDirectory.contains(where: { $0 == " " || $0 == "\t" })
+            ? "/tmp" : temporaryDirectory
     }
 
     /// The jobserver, made now if it is not yet.
