@@ -99,6 +99,50 @@ struct JobserverTests {
         #expect(inFIFO(jobserver) == 2)
     }
 
+    @Test func aProcflowThatJoinsAPoolLendsItsOwnSlotFirstAndRestoresNothing() throws {
+        let outer = try pool(2)
+        defer { outer.close() }
+        #expect(takeNow(outer) != nil)  // The step running the inner procflow.
+        let inner = try Jobserver(joining: outer.path, slots: 4)
+        let own = try #require(takeNow(inner))
+        #expect(own.implicit)
+        #expect(inFIFO(outer) == 1)
+        let second = try #require(takeNow(inner))
+        #expect(!second.implicit)
+        #expect(inFIFO(outer) == 0)
+        let granted = DispatchSemaphore(value: 0)
+        let third = Locked<Jobserver.Tokens?>(nil)
+        _ = inner.acquire(1, handsOver: true) { tokens in
+            third.withLock { $0 = tokens }
+            granted.signal()
+        }
+        #expect(third.withLock { $0 } == nil)
+        inner.release(own)
+        #expect(granted.wait(timeout: .now() + 10) == .success)
+        #expect(third.withLock { $0?.implicit } == true)
+        // A token lost below the inner procflow is the outer one's to restore.
+        inner.release(second)
+        clientTakes(outer)
+        inner.release(try #require(third.withLock { $0 }))
+        #expect(inFIFO(outer) == 0)
+        inner.close()
+        #expect(FileManager.default.fileExists(atPath: outer.path))
+    }
+
+    @Test(
+        arguments: [
+            (nil, nil),
+            (" -j2 --jobserver-auth=fifo:/p", "/p"),
+            (" -j2 --jobserver-fds=3,4 --jobserver-auth=fifo:/p --jobserver-f=3,4", "/p"),
+            ("k -j2 --jobserver-auth=fifo:/p", "/p"),
+            (" -j2 --jobserver-auth=3,4", nil),
+            (" -j2 --jobserver-auth=fifo:/p --jobserver-fds=3,4", nil),
+            ("n -j2 --jobserver-auth=fifo:/p", nil),
+        ] as [(String?, String?)])
+    func theFIFOMakeflagsNameIsItsLastJobserverFlag(makeflags: String?, fifo: String?) {
+        #expect(Jobserver.fifo(namedIn: makeflags) == fifo)
+    }
+
     @Test func makeflagsOfferTheFIFOToNinjaAndTheDescriptorsToMake() throws {
         let jobserver = try pool(4)
         defer { jobserver.close() }
@@ -254,6 +298,26 @@ struct JobserverTests {
         #expect(
             fixture.contents("flags.txt")?.contains(
                 "--jobserver-auth=fifo:/tmp/procflow-jobserver-") == true)
+    }
+
+    @Test(arguments: [([String](), true), (["-j", "1"], false)])
+    func aProcflowAStepRunsJoinsItsPoolUnlessGivenAJ(arguments: [String], joins: Bool) throws {
+        let fixture = try WorkflowFixture(
+            workflow(
+                #"{"id": "outer", "kind": "shell", "run": "printf %s \"$MAKEFLAGS\" > outer.txt; \"$PROCFLOW\" run inner.json \#(arguments.joined(separator: " "))"}"#
+            ))
+        defer { fixture.remove() }
+        try Data(
+            workflow(
+                #"{"id": "inner", "kind": "shell", "run": "printf %s \"$MAKEFLAGS\" > inner.txt"}"#
+            )
+            .utf8
+        ).write(to: fixture.directory.appendingPathComponent("inner.json"))
+        #expect(try fixture.run(["-j", "2"]).status == 0)
+        let fifo = { (flags: String?) in Jobserver.fifo(namedIn: flags) }
+        let outer = try #require(fifo(fixture.contents("outer.txt")))
+        let inner = try #require(fifo(fixture.contents("inner.txt")))
+        #expect((inner == outer) == joins)
     }
 
     @Test func aJobserverThatCannotBeMadeFailsTheStepsSayingSo() throws {

@@ -99,6 +99,10 @@ struct RunSession: Sendable {
         options.executor = settings.executor
         if let maxJobs = settings.maxJobs { options.maxJobs = maxJobs }
         options.jobserver = settings.jobserver
+        // As make and ninja do, an explicit -j makes a pool of its own.
+        if settings.maxConcurrent == nil {
+            options.jobserverToJoin = Jobserver.fifo(namedIn: settings.environment["MAKEFLAGS"])
+        }
         options.jobDirectory = settings.stateDirectory.path + "/jobs"
         if submitsJobs(workflow) {
             // Job files hold commands' environments: the state directory must be private.

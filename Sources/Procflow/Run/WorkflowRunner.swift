@@ -88,7 +88,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             options.jobserver
             ? RunJobserver(
                 slots: max(1, options.maxConcurrent),
-                temporaryDirectory: FileManager.default.temporaryDirectory.path)
+                temporaryDirectory: FileManager.default.temporaryDirectory.path,
+                joining: options.jobserverToJoin)
             : nil
     }
 

@@ -13,6 +13,8 @@ extension Jobserver {
         let count: Int
         /// Whether the command was handed the jobserver, and so may hold tokens of its own.
         let handsOver: Bool
+        /// Whether one of them is the implicit slot of a procflow that joined a jobserver.
+        var implicit = false
     }
 
     /// A step's request for tokens, to cancel it by.
@@ -24,9 +26,15 @@ extension Jobserver {
     struct Waiter {
         let ticket: Ticket
         let tokens: Tokens
-        /// How many it has so far.
+        /// How many it has so far, the implicit slot among them if it has it.
         var taken = 0
+        var implicit = false
         let granted: @Sendable (Tokens) -> Void
+
+        /// What it holds once it has all its tokens.
+        var held: Tokens {
+            Tokens(count: tokens.count, handsOver: tokens.handsOver, implicit: implicit)
+        }
     }
 
     /// Takes `count` tokens for a step (at most ``slots``), waiting while every token is held;
@@ -48,7 +56,7 @@ extension Jobserver {
             if start { state.watching = true }
             return (ticket, ready, start)
         }
-        for waiter in ready { waiter.granted(waiter.tokens) }
+        for waiter in ready { waiter.granted(waiter.held) }
         if startWatching { WorkerThreads.shared.run { [self] in watch() } }
         return ticket
     }
@@ -61,7 +69,7 @@ extension Jobserver {
                 return false
             }
             let waiter = state.waiting.remove(at: index)
-            putBack(waiter.taken, &state)
+            putBack(waiter.taken, implicit: waiter.implicit, &state)
             return true
         }
         if cancelled { wakeWatcher() }
@@ -71,10 +79,12 @@ extension Jobserver {
     /// Puts back the tokens of a step whose command is over.
     func release(_ tokens: Tokens) {
         state.withLock { state in
-            putBack(tokens.count, &state)
+            putBack(tokens.count, implicit: tokens.implicit, &state)
             if tokens.handsOver { state.clients -= 1 }
             if state.clients == 0 { restore(&state) }
         }
+        // The implicit slot passes through no FIFO: the waiting steps are told.
+        if tokens.implicit { wakeWatcher() }
     }
 
     /// Waits on the FIFO for tokens and hands them to the waiting steps in turn, until none
@@ -87,7 +97,7 @@ extension Jobserver {
                 if done { state.watching = false }
                 return (ready, done)
             }
-            for waiter in ready { waiter.granted(waiter.tokens) }
+            for waiter in ready { waiter.granted(waiter.held) }
             if done { return }
             var descriptors = [
                 pollfd(fd: own, events: Int16(POLLIN), revents: 0),
@@ -107,6 +117,11 @@ extension Jobserver {
         guard !state.closed else { return [] }
         var ready: [Waiter] = []
         while var first = state.waiting.first {
+            if state.implicitSlotFree {
+                state.implicitSlotFree = false
+                first.implicit = true
+                first.taken += 1
+            }
             let taken = readTokens(first.tokens.count - first.taken)
             first.taken += taken
             state.held += taken
@@ -121,17 +136,21 @@ extension Jobserver {
         return ready
     }
 
-    /// Puts `count` tokens procflow held back in the FIFO.
-    private func putBack(_ count: Int, _ state: inout State) {
+    /// Puts `count` tokens procflow held back: the implicit slot, if one of them is, in its
+    /// place, the others in the FIFO.
+    private func putBack(_ count: Int, implicit: Bool, _ state: inout State) {
         guard !state.closed else { return }
-        state.held -= count
-        writeTokens(count)
+        if implicit { state.implicitSlotFree = true }
+        let inFIFO = implicit ? count - 1 : count
+        state.held -= inFIFO
+        writeTokens(inFIFO)
     }
 
     /// With no client running, every token procflow does not hold belongs in the FIFO: puts
     /// back those killed clients took with them, and takes out any a client put back twice.
     private func restore(_ state: inout State) {
-        guard !state.closed else { return }
+        // A pool procflow joined is its maker's to restore.
+        guard !state.closed, ownsPool else { return }
         let inFIFO = Int(procflow_bytes_pending(own))
         guard inFIFO >= 0 else { return }
         let expected = slots - state.held

@@ -29,6 +29,11 @@ import ProcedureKit
 /// the jobserver is running, nothing but procflow can hold a token, so the FIFO is refilled (or
 /// drained) to exactly the tokens procflow does not hold: a lost token is back once those
 /// commands are over.
+///
+/// A procflow started by a step of another (or by anything else handing it `fifo:PATH` in
+/// `MAKEFLAGS`) without a `-j` of its own joins that pool instead, as a make would: its own
+/// process is its implicit slot, which its first step takes, and its other steps take tokens
+/// from the FIFO. The pool's maker restores it; the FIFO stays.
 final class Jobserver: Sendable {
     /// The descriptors a command that is handed the jobserver finds it on.
     static let clientDescriptors: (read: Int32, write: Int32) = (3, 4)
@@ -41,8 +46,9 @@ final class Jobserver: Sendable {
     let slots: Int
     /// The FIFO, for clients that open it by name (`fifo:PATH`).
     let path: String
-    /// The directory of the run's own that holds the FIFO, removed with it.
-    private let directory: String
+    /// The directory of the run's own that holds the FIFO, removed with it; `nil` for a pool
+    /// procflow joined.
+    private let directory: String?
     /// procflow's own end: read and write, non-blocking, close-on-exec.
     let own: Int32
     /// The ends a command gets as ``clientDescriptors`` (`R,W`): an open file description of
@@ -67,22 +73,57 @@ final class Jobserver: Sendable {
         var requests = 0
         /// The run is over: the descriptors are closed.
         var closed = false
+        /// In a pool procflow joined, its own slot is free for a step to take.
+        var implicitSlotFree = false
     }
+
+    /// Whether procflow made the pool, and so restores and removes it.
+    var ownsPool: Bool { directory != nil }
 
     /// A pool of `slots` tokens in a new FIFO in a private directory under `temporaryDirectory`.
     ///
     /// - Throws: a ``StepError`` saying what could not be made.
-    init(slots: Int, temporaryDirectory: String) throws(StepError) {
-        self.slots = slots
+    convenience init(slots: Int, temporaryDirectory: String) throws(StepError) {
         var template = Array((temporaryDirectory + "/procflow-jobserver-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
             throw Self.failure("cannot make a directory in \(temporaryDirectory)")
         }
-        directory = String(cString: made)
-        path = directory + "/fifo"
-        var opened: [Int32] = []
+        let directory = String(cString: made)
+        let path = directory + "/fifo"
         do throws(StepError) {
             guard mkfifo(path, 0o600) == 0 else { throw Self.failure("cannot make \(path)") }
+            try self.init(slots: slots, path: path, directory: directory)
+        } catch {
+            unlink(path)
+            rmdir(directory)
+            throw error
+        }
+        writeTokens(slots)
+    }
+
+    /// The pool of the FIFO at `path`, made by another (`fifo:PATH` in procflow's own
+    /// `MAKEFLAGS`), for `slots` steps at most.
+    ///
+    /// - Throws: a ``StepError`` when `path` is no FIFO that opens.
+    convenience init(joining path: String, slots: Int) throws(StepError) {
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFIFO else {
+            throw StepError(
+                .spawnFailed,
+                "cannot join the jobserver MAKEFLAGS names: \(path) is not a FIFO; give -j (or --no-jobserver) to go without"
+            )
+        }
+        try self.init(slots: slots, path: path, directory: nil)
+        state.withLock { $0.implicitSlotFree = true }
+    }
+
+    /// Opens the FIFO at `path` for procflow and its commands, and the wake-up pipe.
+    private init(slots: Int, path: String, directory: String?) throws(StepError) {
+        self.slots = slots
+        self.path = path
+        self.directory = directory
+        var opened: [Int32] = []
+        do throws(StepError) {
             own = try Self.open(path, O_RDWR | O_NONBLOCK, into: &opened)
             // Neither open waits: `own` is a reader and a writer already.
             let read = try Self.open(path, O_RDONLY, into: &opened)
@@ -97,11 +138,8 @@ final class Jobserver: Sendable {
             wake = (ends[0], ends[1])
         } catch {
             for descriptor in opened { Glibc.close(descriptor) }
-            unlink(path)
-            rmdir(directory)
             throw error
         }
-        writeTokens(slots)
     }
 
     /// Opens the FIFO close-on-exec, on a descriptor above 9 (clear of those a command gets).
@@ -141,6 +179,22 @@ final class Jobserver: Sendable {
         return existing + flags
     }
 
+    /// The FIFO a `MAKEFLAGS` value names for a jobserver, if it names one: the last
+    /// `--jobserver-auth` or `--jobserver-fds` is `--jobserver-auth=fifo:PATH`, and the flags
+    /// are not make's `-n` (whose first word, when it has no dash, holds the letter flags).
+    static func fifo(namedIn makeflags: String?) -> String? {
+        guard let makeflags else { return nil }
+        let words = makeflags.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        if let first = words.first, !first.hasPrefix("-"), first.contains("n") { return nil }
+        let last = words.last {
+            $0.hasPrefix("--jobserver-auth=") || $0.hasPrefix("--jobserver-fds=")
+        }
+        guard let path = last?.wholeMatch(of: /--jobserver-auth=fifo:(.+)/)?.output.1 else {
+            return nil
+        }
+        return String(path)
+    }
+
     /// Puts `count` tokens in the FIFO.
     func writeTokens(_ count: Int) {
         guard count > 0 else { return }
@@ -173,6 +227,7 @@ final class Jobserver: Sendable {
         for descriptor in [own, clientEnds.read, clientEnds.write, wake.read, wake.write] {
             Glibc.close(descriptor)
         }
+        guard let directory else { return }
         unlink(path)
         rmdir(directory)
     }
