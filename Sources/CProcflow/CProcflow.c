@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -39,4 +40,9 @@ int procflow_lock_range(int fd, long long offset, long long length, int kind, in
         result = fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &lock);
     } while (result != 0 && errno == EINTR);
     return result;
+}
+
+int procflow_bytes_pending(int fd) {
+    int count = 0;
+    return ioctl(fd, FIONREAD, &count) == 0 ? count : -1;
 }

@@ -187,6 +187,20 @@ struct ServiceStepTests {
         }
     }
 
+    /// A service runs on past its step: it holds no jobserver token, which would leave its
+    /// dependents none under -j 1.
+    @Test func aServiceHoldsNoJobserverToken() throws {
+        let fixture = try WorkflowFixture(
+            workflow(
+                #"{"id": "svc", "kind": "shell", "service": true, "run": "echo up; exec sleep 300", "ready": {"log": "^up"}},"#
+                    + #"{"id": "test", "kind": "shell", "run": "echo tested", "dependsOn": ["svc"]}"#
+            ))
+        defer { fixture.remove() }
+        let result = try fixture.run(["--max-concurrent", "1", "--no-cache"], timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("test tested"), "\(result.stdout)")
+    }
+
     @Test func notReadyInTimeFailsAndStopsIt() throws {
         let fixture = try WorkflowFixture(
             workflow(

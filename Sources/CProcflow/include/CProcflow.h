@@ -28,4 +28,8 @@ int procflow_set_child_subreaper(void);
 /// errno set (EAGAIN when another holds it and `wait` is 0).
 int procflow_lock_range(int fd, long long offset, long long length, int kind, int wait);
 
+/// How many bytes wait to be read in the pipe or FIFO `fd` (ioctl FIONREAD, which Swift's
+/// Glibc module does not expose, being variadic); -1 with errno set on failure.
+int procflow_bytes_pending(int fd);
+
 #endif

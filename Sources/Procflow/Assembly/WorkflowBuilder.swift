@@ -37,6 +37,9 @@ final class WorkflowBuilder: @unchecked Sendable {
         /// The run's secrets: output lines are not cut inside one, and an HTTP error's excerpt
         /// of a body is masked before it is cut.
         var secrets = SecretValues.none
+        /// The jobserver the run's shell steps on this machine share; `nil` with
+        /// `--no-jobserver`.
+        var jobserver: RunJobserver? = nil
         /// For incremental runs: the cache, and the steps it knows.
         var incremental: Incremental? = nil
     }
@@ -406,6 +409,15 @@ final class WorkflowBuilder: @unchecked Sendable {
             options.service = ServiceOptions(
                 service: service, onReady: { services.ready(id, $0) },
                 onExit: { services.exited(id, $0) })
+        }
+        // Commands run elsewhere (Slurm) neither take tokens nor reach the FIFO; a service,
+        // which runs on past its step's end, would hold its token for the whole run.
+        if let jobserver = settings.jobserver, options.executor.spawnsLocally,
+            shell.service == nil
+        {
+            options.jobserver = JobserverUse(
+                jobserver: jobserver, tokens: step.placement.resources.cpus ?? 1,
+                handsOver: shell.jobserver)
         }
         return ShellProcedure(command, options: options, environmentInputs: inputs)
     }

@@ -29,6 +29,7 @@ struct RunCommand: ParsableCommand {
         case remoteCacheTimeout = "remote-cache-timeout"
         case executor
         case maxJobs = "max-jobs"
+        case noJobserver = "no-jobserver"
         case file
 
         /// The report the option asks for, if it is a report's: the one of the same name.
@@ -129,6 +130,12 @@ struct RunCommand: ParsableCommand {
                     help:
                         "Where shell steps run that do not say (their own or a group's executor): local (this machine) or slurm (as Slurm jobs); the workflow's executor, else local, by default.",
                     choices: CommandExecutors.names)
+            case .noJobserver:
+                return .flag(
+                    rawValue,
+                    help:
+                        "Hand commands no jobserver: a make -j, ninja or cargo they run counts its own jobs apart from --max-concurrent."
+                )
             case .maxJobs:
                 return .value(
                     rawValue, "n",
@@ -213,6 +220,8 @@ struct RunCommand: ParsableCommand {
     /// `--executor`, checked against the executors' names by the parser.
     let executor: String?
     let maxJobs: Int?
+    /// `--no-jobserver`: the run's commands share no jobserver.
+    let noJobserver: Bool
 
     init(_ arguments: ParsedArguments<Option>) throws(ArgumentError) {
         let (file, targets) = try WorkflowArguments.file(
@@ -263,6 +272,7 @@ struct RunCommand: ParsableCommand {
         only = arguments.value(.only)
         force = arguments.isSet(.force)
         noCache = arguments.isSet(.noCache)
+        noJobserver = arguments.isSet(.noJobserver)
         explain = arguments.isSet(.explain)
         stateDirectoryPath = arguments.value(.stateDir)
         watch = arguments.isSet(.watch)
@@ -409,7 +419,7 @@ struct RunCommand: ParsableCommand {
                 maxConcurrent: maxConcurrent, failFast: failFast, gracePeriod: gracePeriod,
                 captureLimit: captureLimit, force: force, noCache: noCache, explain: explain,
                 stateDirectory: stateDirectory(), environment: environment, remote: remote,
-                executor: executor, maxJobs: maxJobs))
+                executor: executor, maxJobs: maxJobs, jobserver: !noJobserver))
     }
 
     /// Prints a warning on `console`'s standard error.

@@ -52,10 +52,13 @@ extension WorkflowDecoder {
         let output = object.choice("output", of: OutputFormat.self) ?? .none
         let interpreter = decodeInterpreter(&object, for: command)
         let service = decodeService(&object)
+        let jobserver = object.bool("jobserver")
         guard let command else { return nil }
-        return Shell(
+        var shell = Shell(
             command: command, interpreter: interpreter ?? .sh, cwd: cwd,
             environment: environment, inputs: inputs, output: output, service: service)
+        shell.jobserver = jobserver ?? true
+        return shell
     }
 
     /// The `shell` field: `"sh"`, `"bash"`, `"python3"`, or an argv the script is appended to.

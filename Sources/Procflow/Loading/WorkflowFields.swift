@@ -16,6 +16,7 @@ enum WorkflowFields {
             "run", "argv", "shell", "cwd", "env", "inputs", "output", "image", "sources",
             "generates", "depfile", "cache", "cacheKey", "executor", "resources", "slurm",
             "service", "ready",
+            "jobserver",
         ],
         "http": ["url", "method", "headers", "body", "expect", "output", "cache", "cacheKey"],
         "file": [

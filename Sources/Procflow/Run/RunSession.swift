@@ -24,6 +24,8 @@ struct RunSession: Sendable {
         /// `--executor` and `--max-jobs`.
         var executor: String? = nil
         var maxJobs: Int? = nil
+        /// Whether commands share a jobserver (not with `--no-jobserver`).
+        var jobserver = true
     }
 
     /// How long a run waits for its uploads to the remote cache once it has ended.
@@ -96,6 +98,11 @@ struct RunSession: Sendable {
         options.cache = cache
         options.executor = settings.executor
         if let maxJobs = settings.maxJobs { options.maxJobs = maxJobs }
+        options.jobserver = settings.jobserver
+        // As make and ninja do, an explicit -j makes a pool of its own.
+        if settings.maxConcurrent == nil {
+            options.jobserverToJoin = Jobserver.fifo(namedIn: settings.environment["MAKEFLAGS"])
+        }
         options.jobDirectory = settings.stateDirectory.path + "/jobs"
         if submitsJobs(workflow) {
             // Job files hold commands' environments: the state directory must be private.

@@ -34,6 +34,12 @@ extension WorkflowRunner {
         /// A private directory where executors that submit jobs keep their files, which every
         /// node must see; `.procflow/jobs` beside the workflow when `nil`.
         public var jobDirectory: String? = nil
+        /// Whether the shell steps run on this machine share a GNU make jobserver of
+        /// `maxConcurrent` tokens, handed to their commands in `MAKEFLAGS`.
+        public var jobserver = true
+        /// The FIFO of a jobserver procflow was handed (`fifo:PATH` in its `MAKEFLAGS`), to
+        /// join rather than make a pool of its own: when no `--max-concurrent` was given.
+        public var jobserverToJoin: String? = nil
 
         /// Options with procflow's defaults: as many steps at once as cores, a 5 s grace period, a
         /// 16 MiB capture limit, procflow's own environment.

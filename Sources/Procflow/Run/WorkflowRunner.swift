@@ -55,6 +55,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private let executors: RunExecutors
     /// The values of the workflow's secrets, masked in every event before a reporter sees it.
     private let secrets: SecretValues
+    /// The jobserver the run's shell steps on this machine share, if they share one.
+    private let jobserver: RunJobserver?
     /// What the executors said at the end of the run (Slurm's jobs), once ``run()`` returned.
     public private(set) var executorNotes: [String] = []
     // Set once, by `runProcedures()` before any procedure starts; read only by procedures'
@@ -87,6 +89,13 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
                 directory: jobs + "/" + runID.replacingOccurrences(of: "/", with: "_") + "@"
                     + ProcessInfo.processInfo.hostName,
                 environment: options.environment))
+        jobserver =
+            options.jobserver
+            ? RunJobserver(
+                slots: max(1, options.maxConcurrent),
+                temporaryDirectory: FileManager.default.temporaryDirectory.path,
+                joining: options.jobserverToJoin)
+            : nil
     }
 
     /// The path of the running program, from `/proc/self/exe` (one `readlink`, where
@@ -122,6 +131,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
                 defaultExecutor: workflow.defaultExecutor(override: options.executor),
                 maxJobs: max(1, options.maxJobs), jobsCategory: "procflow.jobs.\(runID)",
                 secrets: secrets,
+                jobserver: jobserver,
                 incremental: options.cache.map { cache in
                     .init(
                         context: .init(cache: cache, force: options.force, events: self),
@@ -180,6 +190,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         endLeftovers()
         // Killed by now: what is left is their last lines, on their way.
         builder.services.waitForExits(timeout: 1)
+        jobserver?.close()
         executorNotes = executors.endRun(
             gracePeriod: options.gracePeriod, hurry: { [state] in state.withLock { $0.killed } })
         state.withLock { $0.finished = true }

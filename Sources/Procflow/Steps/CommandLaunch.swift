@@ -18,6 +18,10 @@ struct CommandLaunch {
     var pipeGracePeriod: TimeInterval
     /// Where a local command's process group is registered while it may hold processes.
     var groups: ProcessGroups = .shared
+    /// Descriptors a local command gets besides its standard streams (`source` of procflow's
+    /// becomes `target` of the command's): the jobserver's, when it is handed it. Every other
+    /// descriptor procflow has is close-on-exec.
+    var inheritedDescriptors: [(source: Int32, target: Int32)] = []
     var onOutput: (@Sendable (ShellProcedure.Stream, [Substring]) -> Void)?
     /// The run's secrets, which output lines are never cut inside.
     var secrets = SecretValues.none

@@ -19,6 +19,9 @@ import ProcedureKit
 /// death by a signal, invalid JSON, or a captured stdout over ``Options/captureLimit`` bytes
 /// fails it with a ``StepError``.
 ///
+/// With a ``Options/jobserver``, it takes its tokens before the command starts — waiting while
+/// other commands' jobs hold them all — and puts them back when the command is over.
+///
 /// Cancelling it (a timeout does) sends SIGTERM to its process group — or the signal of an
 /// ``InterruptError`` it is cancelled with — then SIGKILL after ``Options/gracePeriod``.
 ///
@@ -114,6 +117,8 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
         /// Set for a service: the procedure finishes once the command is ready, which keeps
         /// running.
         var service: ServiceOptions?
+        /// The run's jobserver, for a command run on this machine.
+        var jobserver: JobserverUse?
 
         /// Options; by default procflow's environment, no output, a 16 MiB capture limit, a 5 s
         /// grace period, the shared process-group registry.
@@ -153,6 +158,13 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
 
     private struct State {
         var run: (any RunningCommand)?
+        /// The jobserver, once asked for tokens; the wait for them, and the tokens once held.
+        var jobserver: Jobserver?
+        var ticket: Jobserver.Ticket?
+        var tokens: Jobserver.Tokens?
+        /// Cancelled before the command started: it is ended as soon as it starts.
+        var cancelled = false
+        var cancelError: (any Error)?
     }
 
     /// What it runs.
@@ -198,6 +210,44 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
     }
 
     public override func execute() {
+        guard let use = options.jobserver else { return startCommand(handing: nil) }
+        let jobserver: Jobserver
+        do {
+            jobserver = try use.jobserver.jobserver()
+        } catch {
+            return finish(withResult: .failure(error))
+        }
+        state.withLock { $0.jobserver = jobserver }
+        let ticket = jobserver.acquire(use.tokens, handsOver: use.handsOver) { [self] tokens in
+            tokensGranted(tokens, by: jobserver)
+        }
+        state.withLock { $0.ticket = ticket }
+    }
+
+    /// Starts the command once its jobserver tokens are held, unless it was cancelled first.
+    private func tokensGranted(_ tokens: Jobserver.Tokens, by jobserver: Jobserver) {
+        let cancelled = state.withLock { state -> (any Error)?? in
+            state.tokens = tokens
+            return state.cancelled ? .some(state.cancelError) : nil
+        }
+        if let cancelled {
+            releaseTokens()
+            return finish(with: cancelled)
+        }
+        startCommand(handing: tokens.handsOver ? jobserver : nil)
+    }
+
+    /// Puts back the jobserver tokens the command held, if it held any.
+    private func releaseTokens() {
+        let held = state.withLock { state in
+            defer { state.tokens = nil }
+            return state.tokens.map { ($0, state.jobserver) }
+        }
+        if let (tokens, jobserver) = held { jobserver?.release(tokens) }
+    }
+
+    /// Starts the command, handing it `jobserver` if there is one.
+    private func startCommand(handing jobserver: Jobserver?) {
         let input = input.value
         var environment = options.environment
         let wired = environmentInputs.all
@@ -209,6 +259,14 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
             gracePeriod: options.gracePeriod, pipeGracePeriod: 0.2, groups: options.processGroups,
             onOutput: lifecycle?.watching(options.onOutput) ?? options.onOutput,
             secrets: options.secrets, job: options.job)
+        if let jobserver {
+            launch.environment["MAKEFLAGS"] = jobserver.makeflags(
+                after: launch.environment["MAKEFLAGS"])
+            let (read, write) = Jobserver.clientDescriptors
+            launch.inheritedDescriptors = [
+                (jobserver.clientEnds.read, read), (jobserver.clientEnds.write, write),
+            ]
+        }
         switch command {
         case .script(let script, let interpreter):
             if let words = command.directArguments, options.executor.spawnsLocally {
@@ -227,6 +285,7 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
         do {
             try start(launch)
         } catch {
+            releaseTokens()
             finish(withResult: .failure(error))
         }
     }
@@ -249,13 +308,29 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
 
     private func start(_ launch: CommandLaunch) throws(StepError) {
         let run = try options.executor.start(launch) { [self] outcome in processDidEnd(outcome) }
-        state.withLock { $0.run = run }
+        // A cancel that came while the command was starting ends it now.
+        let cancelled = state.withLock { state -> (any Error)?? in
+            state.run = run
+            return state.cancelled ? .some(state.cancelError) : nil
+        }
         lifecycle?.started(run, by: self)
+        if let cancelled { terminate(run, for: cancelled) }
     }
 
     public override func procedureDidCancel(with error: (any Error)?) {
         lifecycle?.cancelled()
-        guard let run = state.withLock({ $0.run }) else { return }
+        let (run, ticket, jobserver) = state.withLock { state in
+            state.cancelled = true
+            state.cancelError = error
+            return (state.run, state.ticket, state.jobserver)
+        }
+        if let run { return terminate(run, for: error) }
+        // Still waiting for jobserver tokens: it never starts.
+        if let ticket, let jobserver, jobserver.cancel(ticket) { finish(with: error) }
+    }
+
+    /// Ends `run` with the signal `error` asks for, SIGTERM by default.
+    private func terminate(_ run: any RunningCommand, for error: (any Error)?) {
         run.terminate(
             signal: Self.interruptSignal(in: error) ?? SIGTERM, gracePeriod: options.gracePeriod)
     }
@@ -271,6 +346,7 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
     }
 
     private func processDidEnd(_ outcome: CommandOutcome) {
+        releaseTokens()
         let result = Self.result(
             of: outcome, output: options.output, captureLimit: options.captureLimit)
         guard let lifecycle else { return finish(withResult: result) }

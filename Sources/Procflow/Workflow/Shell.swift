@@ -63,4 +63,7 @@ public struct Shell: Sendable {
     public var output: OutputFormat
     /// Set when the step is a service: a process kept running while its dependents run.
     public var service: Service? = nil
+    /// Whether a command run on this machine is handed the run's jobserver (`MAKEFLAGS` with
+    /// `--jobserver-auth`), so that the make, ninja or cargo it runs shares `--max-concurrent`.
+    public var jobserver = true
 }

@@ -14,7 +14,7 @@ extension ProcessRun {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        setUp(&actions, pipes: pipes, directory: launch.workingDirectory)
+        setUp(&actions, pipes: pipes, launch: launch)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -38,14 +38,21 @@ extension ProcessRun {
         return pid
     }
 
-    /// The child's stdin, stdout and stderr, and its working directory.
+    /// The child's stdin, stdout and stderr, the descriptors it inherits, and its working
+    /// directory.
     private static func setUp(
-        _ actions: inout posix_spawn_file_actions_t, pipes: Pipes, directory: String?
+        _ actions: inout posix_spawn_file_actions_t, pipes: Pipes, launch: CommandLaunch
     ) {
         posix_spawn_file_actions_adddup2(&actions, pipes.childStdin, 0)
         posix_spawn_file_actions_adddup2(&actions, pipes.childStdout, 1)
         posix_spawn_file_actions_adddup2(&actions, pipes.childStderr, 2)
-        if let directory { procflow_spawn_file_actions_addchdir(&actions, directory) }
+        // The sources are above 9, clear of the targets: no dup2 overwrites a later source.
+        for (source, target) in launch.inheritedDescriptors {
+            posix_spawn_file_actions_adddup2(&actions, source, target)
+        }
+        if let directory = launch.workingDirectory {
+            procflow_spawn_file_actions_addchdir(&actions, directory)
+        }
     }
 
     /// Its own process group; no blocked signals; default handling of the signals procflow

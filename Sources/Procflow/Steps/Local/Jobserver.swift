@@ -1,0 +1,202 @@
+import CProcflow
+import Foundation
+import ProcedureKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// One `-j` for the whole tree: the run's GNU make jobserver, a pool of ``slots`` tokens that
+/// procflow's shell steps and the make, ninja and cargo they run all draw from.
+///
+///     procflow --max-concurrent 3                 FIFO (0600, in a 0700 directory)
+///     ┌──────────────────────────────┐            ┌───────────┐
+///     │ step A runs, holding 1 token │            │ +         │ ← tokens nobody holds
+///     │ step B waits for one         │◀── read ───└───────────┘
+///     └──────────────────────────────┘                ▲     │
+///         A's make: its own process is its slot       │     ▼
+///         (A's token); one more job per token ────────┴── taken, then put back
+///
+/// The FIFO starts with ``slots`` tokens. A shell step takes a token (one per place it takes)
+/// before its command starts and puts it back when the command is over; a make it runs counts
+/// its own process as its implicit slot — the step's token — and takes a token from the FIFO
+/// for each further job. So steps and their jobs together never pass ``slots``, and a step
+/// waits while its neighbours' jobs hold every token.
+///
+/// A client killed while holding tokens takes them with it. Whenever no command that was handed
+/// the jobserver is running, nothing but procflow can hold a token, so the FIFO is refilled (or
+/// drained) to exactly the tokens procflow does not hold: a lost token is back once those
+/// commands are over.
+///
+/// A procflow started by a step of another (or by anything else handing it `fifo:PATH` in
+/// `MAKEFLAGS`) without a `-j` of its own joins that pool instead, as a make would: its own
+/// process is its implicit slot, which its first step takes, and its other steps take tokens
+/// from the FIFO. The pool's maker restores it; the FIFO stays.
+final class Jobserver: Sendable {
+    /// The descriptors a command that is handed the jobserver finds it on.
+    static let clientDescriptors: (read: Int32, write: Int32) = (3, 4)
+
+    /// The most tokens a pool holds: a pipe holds 64 KiB, and a larger `--max-concurrent` is
+    /// no limit on any machine. A run allowing more has no jobserver.
+    static let mostSlots = 4096
+
+    /// How many tokens the pool has: the run's `--max-concurrent`.
+    let slots: Int
+    /// The FIFO, for clients that open it by name (`fifo:PATH`).
+    let path: String
+    /// The directory of the run's own that holds the FIFO, removed with it; `nil` for a pool
+    /// procflow joined.
+    private let directory: String?
+    /// procflow's own end: read and write, non-blocking, close-on-exec.
+    let own: Int32
+    /// The ends a command gets as ``clientDescriptors`` (`R,W`): an open file description of
+    /// their own, so that a client making its end non-blocking (make 4.3 does) leaves
+    /// procflow's as it is; close-on-exec, numbered above the descriptors a command gets.
+    let clientEnds: (read: Int32, write: Int32)
+    /// A pipe that wakes the thread waiting on the FIFO for steps.
+    let wake: (read: Int32, write: Int32)
+    let state = Locked(State())
+
+    /// What procflow knows of the pool.
+    struct State {
+        /// Tokens procflow holds for steps, running ones and those still gathering theirs.
+        var held = 0
+        /// Running steps whose commands were handed the jobserver.
+        var clients = 0
+        /// Steps waiting for tokens, first come first served.
+        var waiting: [Waiter] = []
+        /// A thread waits on the FIFO for the steps in `waiting`.
+        var watching = false
+        /// Numbers the requests.
+        var requests = 0
+        /// The run is over: the descriptors are closed.
+        var closed = false
+        /// In a pool procflow joined, its own slot is free for a step to take.
+        var implicitSlotFree = false
+    }
+
+    /// Whether procflow made the pool, and so restores and removes it.
+    var ownsPool: Bool { directory != nil }
+
+    /// A pool of `slots` tokens in a new FIFO in a private directory under `temporaryDirectory`.
+    ///
+    /// - Throws: a ``StepError`` saying what could not be made.
+    convenience init(slots: Int, temporaryDirectory: String) throws(StepError) {
+        var template = Array((temporaryDirectory + "/procflow-jobserver-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw Self.failure("cannot make a directory in \(temporaryDirectory)")
+        }
+        let directory = String(cString: made)
+        let path = directory + "/fifo"
+        do throws(StepError) {
+            guard mkfifo(path, 0o600) == 0 else { throw Self.failure("cannot make \(path)") }
+            try self.init(slots: slots, path: path, directory: directory)
+        } catch {
+            unlink(path)
+            rmdir(directory)
+            throw error
+        }
+        writeTokens(slots)
+    }
+
+    /// The pool of the FIFO at `path`, made by another (`fifo:PATH` in procflow's own
+    /// `MAKEFLAGS`), for `slots` steps at most.
+    ///
+    /// - Throws: a ``StepError`` when `path` is no FIFO that opens.
+    convenience init(joining path: String, slots: Int) throws(StepError) {
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFIFO else {
+            throw StepError(
+                .spawnFailed,
+                "cannot join the jobserver MAKEFLAGS names: \(path) is not a FIFO; give -j (or --no-jobserver) to go without"
+            )
+        }
+        try self.init(slots: slots, path: path, directory: nil)
+        state.withLock { $0.implicitSlotFree = true }
+    }
+
+    /// Opens the FIFO at `path` for procflow and its commands, and the wake-up pipe.
+    private init(slots: Int, path: String, directory: String?) throws(StepError) {
+        self.slots = slots
+        self.path = path
+        self.directory = directory
+        var opened: [Int32] = []
+        do throws(StepError) {
+            own = try Self.open(path, O_RDWR | O_NONBLOCK, into: &opened)
+            // Neither open waits: `own` is a reader and a writer already.
+            let read = try Self.open(path, O_RDONLY, into: &opened)
+            let write = try Self.open(path, O_WRONLY, into: &opened)
+            clientEnds = (read, write)
+            var ends: [Int32] = [0, 0]
+            guard procflow_pipe_cloexec(&ends) == 0 else {
+                throw Self.failure("cannot make a pipe")
+            }
+            opened += ends
+            for end in ends { _ = fcntl(end, F_SETFL, O_NONBLOCK) }
+            wake = (ends[0], ends[1])
+        } catch {
+            for descriptor in opened { Glibc.close(descriptor) }
+            throw error
+        }
+    }
+
+    /// Opens the FIFO close-on-exec, on a descriptor above 9 (clear of those a command gets).
+    private static func open(_ path: String, _ flags: Int32, into opened: inout [Int32])
+        throws(StepError) -> Int32
+    {
+        let first = Glibc.open(path, flags | O_CLOEXEC)
+        guard first >= 0 else { throw failure("cannot open \(path)") }
+        let descriptor = fcntl(first, F_DUPFD_CLOEXEC, 10)
+        Glibc.close(first)
+        guard descriptor >= 0 else { throw failure("cannot open \(path)") }
+        opened.append(descriptor)
+        return descriptor
+    }
+
+    /// Why the jobserver could not be made, with `errno`'s reason.
+    private static func failure(_ what: String) -> StepError {
+        StepError(
+            .spawnFailed,
+            "cannot make the jobserver: \(what): \(String(cString: strerror(errno))); run with --no-jobserver to go without"
+        )
+    }
+
+    /// Puts `count` tokens in the FIFO.
+    func writeTokens(_ count: Int) {
+        guard count > 0 else { return }
+        let tokens = [UInt8](repeating: UInt8(ascii: "+"), count: count)
+        tokens.withUnsafeBytes { _ = try? POSIXIO.write($0, to: own) }
+    }
+
+    /// Takes up to `count` tokens from the FIFO without waiting; how many it took.
+    func readTokens(_ count: Int) -> Int {
+        guard count > 0 else { return 0 }
+        var buffer = [UInt8](repeating: 0, count: count)
+        let taken = Glibc.read(own, &buffer, count)
+        return max(0, taken)
+    }
+
+    /// Wakes the thread waiting on the FIFO, so that it looks at the waiting steps again.
+    func wakeWatcher() {
+        var byte: UInt8 = 1
+        _ = Glibc.write(wake.write, &byte, 1)
+    }
+
+    /// Closes the descriptors and removes the FIFO and its directory: the run is over.
+    func close() {
+        let first = state.withLock { state -> Bool in
+            defer { state.closed = true }
+            return !state.closed
+        }
+        guard first else { return }
+        wakeWatcher()
+        for descriptor in [own, clientEnds.read, clientEnds.write, wake.read, wake.write] {
+            Glibc.close(descriptor)
+        }
+        guard let directory else { return }
+        unlink(path)
+        rmdir(directory)
+    }
+}

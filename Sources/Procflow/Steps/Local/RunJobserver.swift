@@ -1,0 +1,48 @@
+import Foundation
+import ProcedureKit
+
+/// A run's ``Jobserver``, made when the first shell step on this machine asks for it (a run
+/// of HTTP requests or Slurm jobs makes no FIFO), closed when the run is over.
+final class RunJobserver: Sendable {
+    /// How many tokens it holds: the run's `--max-concurrent`.
+    let slots: Int
+    private let temporaryDirectory: String
+    /// The FIFO of a pool made by another, to join instead of making one.
+    private let joining: String?
+    private let made = Locked<Result<Jobserver, StepError>?>(nil)
+
+    /// A jobserver of `slots` tokens, to be made in a private directory under
+    /// `temporaryDirectory` — or under `/tmp` if its path has a space or a tab, which would
+    /// split `fifo:PATH` in `MAKEFLAGS`; `nil` when `slots` is more than one holds
+    /// (``Jobserver/mostSlots``). With `joining`, the pool of that FIFO, made by another, is
+    /// joined instead.
+    init?(slots: Int, temporaryDirectory: String, joining: String? = nil) {
+        guard slots <= Jobserver.mostSlots else { return nil }
+        self.slots = max(1, slots)
+        self.temporaryDirectory =
+            temporaryDirectory.contains(where: { $0 == " " || $0 == "\t" })
+            ? "/tmp" : temporaryDirectory
+        self.joining = joining
+    }
+
+    /// The jobserver, made now if it is not yet.
+    ///
+    /// - Throws: a ``StepError`` when it cannot be made (then every step asking says so).
+    func jobserver() throws(StepError) -> Jobserver {
+        let result = made.withLock { made in
+            if let made { return made }
+            let result = Result { () throws(StepError) in
+                if let joining { return try Jobserver(joining: joining, slots: slots) }
+                return try Jobserver(slots: slots, temporaryDirectory: temporaryDirectory)
+            }
+            made = result
+            return result
+        }
+        return try result.get()
+    }
+
+    /// Closes the jobserver and removes its FIFO, if it was made.
+    func close() {
+        if case .success(let jobserver) = made.withLock({ $0 }) { jobserver.close() }
+    }
+}
