@@ -26,13 +26,9 @@ final class ConditionCommand: Sendable {
         let left = deadline.map { $0.timeIntervalSinceNow }
         if let left, left <= 0 { return completion(.failure(timedOut())) }
         if state.withLock({ $0.cancelled != nil }) { return completion(.success(false)) }
-        let launch = CommandLaunch(
-            executable: "/bin/sh",
-            arguments: Shell.Interpreter.sh.arguments(
-                running: script, shHasPipefail: ShellProcedure.shHasPipefail),
-            environment: settings.environment, workingDirectory: settings.directory, stdin: nil,
-            captureStdout: false, captureLimit: 0, gracePeriod: settings.gracePeriod,
-            pipeGracePeriod: 0.2, groups: settings.processGroups, onOutput: nil)
+        let launch = CommandLaunch.quietScript(
+            script, environment: settings.environment, directory: settings.directory,
+            gracePeriod: settings.gracePeriod, groups: settings.processGroups)
         let timedOut = Locked(false)
         let run: ProcessRun
         do {

@@ -29,6 +29,23 @@ struct CommandLaunch {
     var job = JobRequest()
 }
 
+extension CommandLaunch {
+    /// `script` for `/bin/sh -e -c`, its output kept by no one and nothing on its stdin: a
+    /// condition's command, a service's readiness command.
+    static func quietScript(
+        _ script: String, environment: [String: String], directory: String?,
+        gracePeriod: TimeInterval, groups: ProcessGroups
+    ) -> CommandLaunch {
+        CommandLaunch(
+            executable: "/bin/sh",
+            arguments: Shell.Interpreter.sh.arguments(
+                running: script, shHasPipefail: ShellProcedure.shHasPipefail),
+            environment: environment, workingDirectory: directory, stdin: nil,
+            captureStdout: false, captureLimit: 0, gracePeriod: gracePeriod,
+            pipeGracePeriod: 0.2, groups: groups, onOutput: nil)
+    }
+}
+
 /// What a step asks of an executor that runs its command as a job elsewhere.
 struct JobRequest: Sendable, Hashable {
     /// The step's id, to name the job.

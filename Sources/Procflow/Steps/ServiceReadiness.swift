@@ -159,13 +159,9 @@ final class ServiceReadiness: Sendable {
 
     /// Whether `script` exits 0; it is ended when the wait is over.
     private func runCommand(_ script: String, _ completion: @escaping @Sendable (Bool) -> Void) {
-        let launch = CommandLaunch(
-            executable: "/bin/sh",
-            arguments: Shell.Interpreter.sh.arguments(
-                running: script, shHasPipefail: ShellProcedure.shHasPipefail),
-            environment: command.environment, workingDirectory: command.directory, stdin: nil,
-            captureStdout: false, captureLimit: 0, gracePeriod: command.gracePeriod,
-            pipeGracePeriod: 0.2, groups: command.groups, onOutput: nil)
+        let launch = CommandLaunch.quietScript(
+            script, environment: command.environment, directory: command.directory,
+            gracePeriod: command.gracePeriod, groups: command.groups)
         do {
             let run = try ProcessRun.start(launch) { [state] outcome in
                 state.withLock { $0.probe = nil }
