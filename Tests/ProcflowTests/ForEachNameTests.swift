@@ -112,4 +112,20 @@ struct ForEachNameTests {
                 "error: \"each[a]\" names an instance of each, whose items come from another step as the run goes: run each"
             ), "\(result.stderr)")
     }
+
+    @Test func aStepsIdIsNeverTakenForAnInstancesName() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "each", "kind": "shell", "forEach": {"in": ["link"], "name": "${item}"},
+               "run": "echo instance"},
+              {"id": "link", "kind": "shell", "run": "echo the-step"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let result = try fixture.run(["link", "--output", "prefixed"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("the-step"))
+        #expect(!result.stdout.contains("instance"))
+    }
 }

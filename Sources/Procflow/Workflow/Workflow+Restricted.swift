@@ -44,14 +44,12 @@ extension Workflow {
 
     /// What `target` names: a step's id, or an instance of a `forEach` step by its name or id.
     public func resolveTarget(_ target: String) -> Target {
+        // A step's id first: an instance's name never hides a step.
+        if allSteps.contains(where: { $0.id == target }) { return .step }
         var found = Target.unknown
         forEachStep { nested in
             guard found == .unknown else { return }
             let step = nested.step
-            if step.id == target {
-                found = .step
-                return
-            }
             guard let forEach = step.forEach, target.hasPrefix(step.id) || forEach.name != nil
             else { return }
             guard let items = forEach.staticItems else {
