@@ -108,9 +108,13 @@ final class StepRecords: Sendable {
         }
     }
 
-    /// What people call `id`, when not its id.
-    func name(of id: String) -> String? {
-        state.withLock { $0.records[id]?.name }
+    /// The groups and branches `id` is in, and what people call it when not its id: what
+    /// an event of it carries, read at once.
+    func placement(of id: String) -> (path: [String], name: String?) {
+        state.withLock { state in
+            let record = state.records[id]
+            return (record?.path ?? [], record?.name)
+        }
     }
 
     /// The steps running now.

@@ -466,8 +466,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     // MARK: - Reporting
 
     private func emit(step id: String, _ kind: RunEvent.Kind) {
-        var event = RunEvent(step: id, path: records.path(of: id), kind: kind)
-        event.name = records.name(of: id)
+        let (path, name) = records.placement(of: id)
+        var event = RunEvent(step: id, path: path, kind: kind)
+        event.name = name
         emit(event)
     }
 
