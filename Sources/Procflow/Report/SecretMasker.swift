@@ -33,13 +33,11 @@ struct SecretMasker: Sendable {
     /// The lines GitHub Actions reads to mask the values in its own log: `::add-mask::` for
     /// each value, a line at a time, as its documentation asks for values that span lines.
     static func githubMaskCommands(for values: [String]) -> String {
-        var lines: Set<String> = []
-        for value in values {
-            for line in [Substring(value)] + SecretValues.lines(of: value)
-            where line.count >= minimumLength && !line.containsByte(UInt8(ascii: "\n")) {
-                lines.insert(String(line.hasSuffix("\r") ? line.dropLast() : line))
-            }
-        }
+        // A command is one line: the values that span lines are told line by line.
+        let lines = Set(
+            SecretValues.pieces(of: values).filter { !$0.containsByte(UInt8(ascii: "\n")) }.map {
+                $0.hasSuffix("\r") ? String($0.dropLast()) : $0
+            })
         return lines.sorted().map { "::add-mask::\($0)\n" }.joined()
     }
 

@@ -28,13 +28,9 @@ public struct SecretValues: Sendable {
     /// `forms` make of it (the escaped forms of the writers that text passes through).
     public init(_ values: some Sequence<String>, alsoAs forms: [(String) -> String] = []) {
         var needles: Set<String> = []
-        for value in values {
-            for piece in [Substring(value)] + Self.lines(of: value)
-            where piece.count >= Self.minimumLength {
-                let piece = String(piece)
-                needles.insert(piece)
-                for form in forms { needles.insert(form(piece)) }
-            }
+        for piece in Self.pieces(of: values) {
+            needles.insert(piece)
+            for form in forms { needles.insert(form(piece)) }
         }
         // A text of asterisks would match the mask itself.
         self.needles = needles.map { Array($0.utf8) }
@@ -42,6 +38,18 @@ public struct SecretValues: Sendable {
             .sorted {
                 $0.count > $1.count || ($0.count == $1.count && $0.lexicographicallyPrecedes($1))
             }
+    }
+
+    /// What is masked of `values`: each value, and each line of those that span lines, at
+    /// least ``minimumLength`` characters long.
+    static func pieces(of values: some Sequence<String>) -> Set<String> {
+        var pieces: Set<String> = []
+        for value in values {
+            for piece in [Substring(value)] + lines(of: value) where piece.count >= minimumLength {
+                pieces.insert(String(piece))
+            }
+        }
+        return pieces
     }
 
     /// The lines of `value` (`\n` or `\r\n` ends).
