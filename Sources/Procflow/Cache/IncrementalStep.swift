@@ -181,39 +181,39 @@ struct IncrementalStep: Sendable {
     /// the digest of its name and value; the secrets' together, under `secrets`, so that no
     /// digest of one secret alone is kept.
     struct EnvironmentEntries: Sendable {
-        private var entries: [String: (label: String, value: String)] = [:]
+        /// Each name's label and the digest of its name and value; a secret's value is kept
+        /// instead, for the one digest of them all.
+        private var entries: [String: (label: String, digest: Digest)] = [:]
+        private var secretValues: [String: String] = [:]
         private let secrets: Set<String>
 
         init(secrets: Set<String>) {
             self.secrets = secrets
         }
 
-        /// Sets `name` to `value`, from where `label` says.
+        /// Sets `name` to `value`, from where `label` says. The digest is made here, once: a
+        /// step that adds to the workflow's entries hashes only its own.
         mutating func set(_ name: String, _ value: String, label: String) {
-            entries[name] = (label, value)
+            if secrets.contains(name) {
+                secretValues[name] = value
+                return
+            }
+            var writer = BinaryWriter()
+            writer.write(name)
+            writer.write(value)
+            entries[name] = (label, SHA256.hash(writer.bytes))
         }
 
         /// The entries, sorted by label.
         var list: [StepRecord.Input] {
-            var list: [StepRecord.Input] = []
-            var secretWriter = BinaryWriter()
-            var hasSecrets = false
-            for name in entries.keys.sorted() {
-                let (label, value) = entries[name]!
-                if secrets.contains(name) {
-                    hasSecrets = true
-                    secretWriter.write(name)
-                    secretWriter.write(value)
-                    continue
-                }
+            var list = entries.values.map { StepRecord.Input(name: $0.label, digest: $0.digest) }
+            if !secretValues.isEmpty {
                 var writer = BinaryWriter()
-                writer.write(name)
-                writer.write(value)
-                list.append(StepRecord.Input(name: label, digest: SHA256.hash(writer.bytes)))
-            }
-            if hasSecrets {
-                list.append(
-                    StepRecord.Input(name: "secrets", digest: SHA256.hash(secretWriter.bytes)))
+                for name in secretValues.keys.sorted() {
+                    writer.write(name)
+                    writer.write(secretValues[name]!)
+                }
+                list.append(StepRecord.Input(name: "secrets", digest: SHA256.hash(writer.bytes)))
             }
             return list.sorted { $0.name < $1.name }
         }
