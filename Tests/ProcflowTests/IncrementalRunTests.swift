@@ -117,6 +117,7 @@ struct IncrementalRunTests {
         defer { fixture.remove() }
         _ = try fixture.runSteps()
         try fixture.write("other.txt", "changed\n")
+        try fixture.delete("runs.log")
         #expect(try fixture.runSteps().ran == ["other"])
         try fixture.write("in.txt", "x y\n")
         let run = try fixture.runSteps()
@@ -835,5 +836,36 @@ struct IncrementalGraphTests {
                 #"{"depfile":"a.d","generates":["a.o"],"id":"cc","kind":"shell","parent":null,"sources":["a.c"]}"#
             ))
         #expect(text.contains(#"{"cache":true,"id":"get","kind":"http","parent":null}"#))
+    }
+}
+
+@Suite("Steps settled before the run")
+struct SettledStepTests {
+    @Test func aStepUpToDateBeforeTheRunGetsAProcedureOnlyWhenAStepTakesItsOutput() throws {
+        let fixture = try IncrementalRunTests.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        try fixture.write("other.txt", "changed\n")
+        try fixture.delete("runs.log")
+        let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/flow.json")
+        let cache = StepCache(
+            directory: StateDirectory(path: fixture.directory.path + "/.procflow"),
+            workflowFile: workflow.path, stepIDs: ["gen", "use", "other"])
+        let reporter = CollectingReporter()
+        let runner = WorkflowRunner(
+            workflow: workflow, options: .init(cache: cache), reporters: [reporter])
+        let summary = runner.run()
+        #expect(summary.result == .succeeded)
+        #expect(fixture.ran == ["other"])
+        #expect(summary.rows.map(\.status) == [.cached, .cached, .succeeded])
+        // `use` takes data from `gen`: gen stands in the graph, settled; nothing takes use's.
+        #expect(runner.builtProcedure(for: "gen"))
+        #expect(!runner.builtProcedure(for: "use"))
+        #expect(runner.builtProcedure(for: "other"))
+        let cached = reporter.reported.compactMap { event -> String? in
+            guard case .stepCached = event.kind else { return nil }
+            return event.step
+        }
+        #expect(Set(cached) == ["gen", "use"])
     }
 }

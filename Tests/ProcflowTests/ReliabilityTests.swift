@@ -23,6 +23,11 @@ final class CollectingReporter: Reporter, Sendable {
         events.withLock { $0.append(event) }
     }
 
+    /// Every event reported so far.
+    var reported: [RunEvent] {
+        events.withLock { $0 }
+    }
+
     /// Whether step `id` has started.
     func started(_ id: String) -> Bool {
         events.withLock { events in

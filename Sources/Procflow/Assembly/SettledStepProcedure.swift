@@ -1,9 +1,8 @@
 import ProcedureKit
 
-/// An incremental step found up to date before the run started (its files already put back):
-/// it gives the output its last run gave as soon as it may start, and runs nothing. Lighter
-/// than an ``IncrementalStepProcedure``: a run where most steps are up to date builds
-/// nothing else for them.
+/// An incremental step found up to date before the run started (its files already put back),
+/// whose output another step takes: it gives the output its last run gave as soon as it may
+/// start, and runs nothing. A settled step nothing takes data from gets no procedure at all.
 final class SettledStepProcedure: Procedure, StepPortsProcedure, @unchecked Sendable {
     // @unchecked Sendable: input and output live in `ports`, a `Locked` mutex; the rest is
     // constant.
@@ -15,10 +14,10 @@ final class SettledStepProcedure: Procedure, StepPortsProcedure, @unchecked Send
     /// Its input (taken and ignored: the outcome no longer depends on it) and output.
     let ports = Locked(StepPorts())
 
-    /// A step whose outcome is `value`, with `note` on what was put back.
-    init(value: JSONValue, note: String?) {
-        self.value = value
-        self.note = note
+    /// The procedure of `step`.
+    init(_ step: SettledStep) {
+        value = step.value
+        note = step.note
         super.init()
     }
 

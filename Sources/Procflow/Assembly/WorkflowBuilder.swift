@@ -61,8 +61,12 @@ final class WorkflowBuilder: @unchecked Sendable {
     private let steps: Locked<[String: NestedStep]>
     /// The procedure standing for each step built so far.
     private let nodes = Locked([String: any OutputProcedure<JSONValue>]())
-    /// Incremental steps found up to date before the run, by id.
-    private let settled = Locked([String: SettledStepProcedure]())
+    /// Incremental steps found up to date before the run that other steps take data from, by
+    /// id: each stands in the graph as a ``SettledStepProcedure``.
+    private let settled = Locked([String: SettledStep]())
+    /// Incremental steps found up to date before the run that nothing takes data from: they
+    /// get no procedure (what waits for them waits for nothing), and the runner reports them.
+    private let leftOut = Locked(Set<String>())
     /// The environment values wired into each shell step, shared by its retry's attempts.
     private let environmentInputs = Locked([String: ShellProcedure.EnvironmentInputs]())
     /// The clocks of the steps with a mutex, that time their mutex wait.
@@ -85,9 +89,23 @@ final class WorkflowBuilder: @unchecked Sendable {
     }
 
     /// Makes the steps found up to date before the run give their outcome without asking the
-    /// cache again; call before ``buildRoot()``.
-    func settle(_ steps: [String: SettledStepProcedure]) {
-        settled.withLock { $0 = steps }
+    /// cache again; call before ``buildRoot()``. Returns those it builds nothing for: those no
+    /// step takes data from, which the caller reports as up to date.
+    ///
+    /// A settled step waits only for settled steps (``CachePreview``), so it has ended before
+    /// the run starts: a step that depends on it has nothing to wait for, and it cannot be
+    /// cancelled or skipped.
+    func settle(_ steps: [String: SettledStep]) -> Set<String> {
+        guard !steps.isEmpty else { return [] }
+        var takenFrom: Set<String> = []
+        workflow.forEachStep { nested in
+            for (wire, _) in nested.step.wires { takenFrom.insert(wire.from.id) }
+            if let child = nested.step.outputChild { takenFrom.insert(child.id) }
+        }
+        let left = Set(steps.keys.filter { !takenFrom.contains($0) })
+        settled.withLock { $0 = steps.filter { !left.contains($0.key) } }
+        leftOut.withLock { $0 = left }
+        return left
     }
 
     /// The root group, holding every top-level step.
@@ -122,7 +140,7 @@ final class WorkflowBuilder: @unchecked Sendable {
     /// branch runs), then wires them: references can point anywhere among steps built so far.
     private func build(_ list: [Step]) -> [Operation] {
         var built: [Step] = []
-        let operations = list.map { makeNode($0, built: &built) as Operation }
+        let operations = list.compactMap { makeNode($0, built: &built) as Operation? }
         for step in built { wire(step) }
         return operations
     }
@@ -133,7 +151,9 @@ final class WorkflowBuilder: @unchecked Sendable {
 
     // MARK: - Procedures
 
-    private func makeNode(_ step: Step, built: inout [Step]) -> any OutputProcedure<JSONValue> {
+    /// The procedure of `step`, built with everything nested in it; `nil` for a step left out
+    /// (``settle(_:)``).
+    private func makeNode(_ step: Step, built: inout [Step]) -> (any OutputProcedure<JSONValue>)? {
         let node: any OutputProcedure<JSONValue>
         if let forEach = step.forEach {
             node = makeForEach(step, forEach)
@@ -141,7 +161,7 @@ final class WorkflowBuilder: @unchecked Sendable {
         }
         switch step.kind {
         case .group(let group):
-            let children = group.steps.map { makeNode($0, built: &built) as Operation }
+            let children = group.steps.compactMap { makeNode($0, built: &built) as Operation? }
             let procedure = StepGroupProcedure(
                 children: children, tolerated: tolerated(group.steps))
             // The run's limit applies to every step; a group's own is a further limit within it.
@@ -163,13 +183,14 @@ final class WorkflowBuilder: @unchecked Sendable {
             if let timeout = step.timeout { procedure.addObserver(TimeoutObserver(by: timeout)) }
             node = procedure
         case .shell, .http, .file:
+            if leftOut.withLock({ $0.contains(step.id) }) { return nil }
             if let settled = settled.withLock({ $0[step.id] }) {
                 // Wired like any step (its environment inputs arrive, unused), so that it
                 // waits for what it takes data from.
                 if case .shell = step.kind {
                     environmentInputs.withLock { $0[step.id] = ShellProcedure.EnvironmentInputs() }
                 }
-                node = settled
+                node = SettledStepProcedure(settled)
                 break
             }
             node = makeLeaf(step)

@@ -249,16 +249,16 @@ extension CachePreview {
     /// generated files through `cache`; and tells whether that is every step. If a file cannot
     /// be put back, nothing is settled: each step asks the cache when it is about to run.
     func settle(_ steps: [String: IncrementalStep], with cache: StepCache) -> (
-        settled: [String: SettledStepProcedure], everything: Bool
+        settled: [String: SettledStep], everything: Bool
     ) {
-        var result: [String: SettledStepProcedure] = [:]
+        var result: [String: SettledStep] = [:]
+        result.reserveCapacity(settled.count)
         for (id, decision) in settled {
             guard let record = decision.record, let value = cache.value(of: record),
                 let step = steps[id]
             else { return ([:], false) }
             do {
-                result[id] = SettledStepProcedure(
-                    value: value, note: try cache.settle(decision, for: step))
+                result[id] = SettledStep(value: value, note: try cache.settle(decision, for: step))
             } catch {
                 return ([:], false)
             }

@@ -171,9 +171,13 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         return summary
     }
 
-    private func runProcedures(_ settled: [String: SettledStepProcedure]) {
+    private func runProcedures(_ settled: [String: SettledStep]) {
         builder = makeBuilder()
-        builder.settle(settled)
+        let leftOut = builder.settle(settled)
+        // Ended before the run starts: reported before anything else.
+        for id in records.order where leftOut.contains(id) {
+            if let step = settled[id] { reportSettled(id, step) }
+        }
         let root = builder.buildRoot()
         let done = DispatchSemaphore(value: 0)
         root.addDidFinishBlockObserver { _, _ in done.signal() }
@@ -199,7 +203,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// Settles the incremental steps found up to date before the run (``CachePreview``),
     /// and tells whether that is every step.
     private func settleUpToDateSteps() -> (
-        settled: [String: SettledStepProcedure], everything: Bool
+        settled: [String: SettledStep], everything: Bool
     ) {
         guard let cache = options.cache, !options.force, !incrementalSteps.isEmpty else {
             return ([:], false)
@@ -217,6 +221,11 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             UpToDateSnapshot.Step(
                 id: id, path: records.path(of: id), isContainer: containers.contains(id))
         }
+    }
+
+    /// Whether the run built a procedure for the step `id` (once ``run()`` has returned).
+    func builtProcedure(for id: String) -> Bool {
+        builder?.node(id) != nil
     }
 
     /// The steps running now: those that do work, and the groups they are in.
@@ -367,12 +376,10 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             (kind, status) = (.stepCancelled(reason: message, duration: duration), .cancelled)
         }
         records.settle(id, status, reason: reason)
-        if status == .succeeded || status == .cached, let format = builder.step(id)?.outputFormat,
-            format != .none,
+        if status == .succeeded || status == .cached,
             let value = (procedure as? any OutputProcedure<JSONValue>)?.output.value?.value
         {
-            records.keep(
-                id, value: RunSummary.ValuePreview(value, format: format, secrets: secrets))
+            keep(id, value: value)
         }
         emit(step: id, kind)
         if case .branch = builder.step(id)?.kind {
@@ -380,6 +387,19 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             skipPending(reason: "branch \(id) did not run") { $0.path.contains(id) }
         }
         if status == .failed, options.failFast { failFast(after: id) }
+    }
+
+    /// Reports `id`, found up to date before the run and given no procedure, as cached.
+    private func reportSettled(_ id: String, _ step: SettledStep) {
+        records.settle(id, .cached, reason: step.note)
+        keep(id, value: step.value)
+        emit(step: id, .stepCached(note: step.note))
+    }
+
+    /// Keeps the preview of `value`, the output of `id`, for the summary, if it shows one.
+    private func keep(_ id: String, value: JSONValue) {
+        guard let format = builder.step(id)?.outputFormat, format != .none else { return }
+        records.keep(id, value: RunSummary.ValuePreview(value, format: format, secrets: secrets))
     }
 
     /// Reports every step that was never built and is still pending, of those `matches`
