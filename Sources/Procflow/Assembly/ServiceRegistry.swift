@@ -45,7 +45,7 @@ final class ServiceRegistry: Sendable {
             }
         }
         var paths: [String: [String]] = [:]
-        for nested in steps {
+        for nested in steps where !services.isEmpty {
             for id in nested.step.prerequisites {
                 for service in services[id] ?? [] {
                     entries[service]?.waiting.insert(nested.step.id)

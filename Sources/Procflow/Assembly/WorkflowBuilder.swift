@@ -76,14 +76,18 @@ final class WorkflowBuilder: @unchecked Sendable {
     /// The run's services, and the steps that depend on them.
     private(set) var services: ServiceRegistry!
 
-    init(workflow: Workflow, settings: Settings, events: StepEvents) {
+    /// The builder of `workflow`'s procedures; `nestedSteps` are its steps, in file order.
+    init(
+        workflow: Workflow, nestedSteps: [NestedStep], settings: Settings, events: StepEvents
+    ) {
         self.workflow = workflow
         self.settings = settings
         self.events = events
         var steps: [String: NestedStep] = [:]
-        workflow.forEachStep { steps[$0.step.id] = $0 }
+        steps.reserveCapacity(nestedSteps.count)
+        for nested in nestedSteps { steps[nested.step.id] = nested }
         self.steps = Locked(steps)
-        services = ServiceRegistry(steps: Array(steps.values)) { [weak self] id in
+        services = ServiceRegistry(steps: nestedSteps) { [weak self] id in
             self?.node(id) as? Procedure
         }
     }
@@ -97,10 +101,15 @@ final class WorkflowBuilder: @unchecked Sendable {
     /// cancelled or skipped.
     func settle(_ steps: [String: SettledStep]) -> Set<String> {
         guard !steps.isEmpty else { return [] }
-        var takenFrom: Set<String> = []
-        workflow.forEachStep { nested in
-            for (wire, _) in nested.step.wires { takenFrom.insert(wire.from.id) }
-            if let child = nested.step.outputChild { takenFrom.insert(child.id) }
+        let takenFrom = self.steps.withLock { all in
+            var taken: Set<String> = []
+            for nested in all.values {
+                if nested.step.wireCount > 0 {
+                    for (wire, _) in nested.step.wires { taken.insert(wire.from.id) }
+                }
+                if let child = nested.step.outputChild { taken.insert(child.id) }
+            }
+            return taken
         }
         let left = Set(steps.keys.filter { !takenFrom.contains($0) })
         settled.withLock { $0 = steps.filter { !left.contains($0.key) } }

@@ -548,14 +548,14 @@ struct RunCommand: ParsableCommand {
     /// along `graph`, when there is one.
     private func reporter(
         console: Console, graph: WorkflowGraph?, concurrency: Int,
-        history: any StepDurations = NoStepDurations()
+        history: @autoclosure () -> any StepDurations = NoStepDurations()
     ) -> any Reporter {
         switch output(on: console) {
         case .prefixed:
             return TerminalReporter(
                 console: console,
                 estimate: graph.map {
-                    ProgressEstimate(graph: $0, concurrency: concurrency, history: history)
+                    ProgressEstimate(graph: $0, concurrency: concurrency, history: history())
                 },
                 verbose: verbose)
         case .grouped: return GroupedReporter(console: console)

@@ -410,6 +410,7 @@ struct WorkflowValidator {
     /// A service is used by some step — one that names it, or a group or branch holding it —
     /// else it would only start and stop; and it runs once (not inside a `forEach`).
     private func checkServices() {
+        guard infos.contains(where: { $0.step.service != nil }) else { return }
         let used = Set(infos.flatMap(\.step.prerequisites))
         for position in infos.indices where infos[position].step.service != nil {
             let step = infos[position].step

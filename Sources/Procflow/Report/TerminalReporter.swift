@@ -56,8 +56,9 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         self.init(console: console, estimate: nil, livePanel: livePanel, verbose: verbose)
     }
 
+    /// - Parameter estimate: made only if the panel shows (on a terminal).
     init(
-        console: Console, estimate: ProgressEstimate?, livePanel: Bool? = nil,
+        console: Console, estimate: @autoclosure () -> ProgressEstimate?, livePanel: Bool? = nil,
         verbose: Bool = false
     ) {
         self.console = console
@@ -65,7 +66,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         style = Style(enabled: console.outputIsTerminal && console.allowsColor)
         let wanted =
             livePanel ?? (console.outputIsTerminal && console.environment["TERM"] != "dumb")
-        panel = wanted ? PanelState(estimate: estimate) : nil
+        panel = wanted ? PanelState(estimate: estimate()) : nil
     }
 
     /// Prints `event` as text (on a terminal, with the panel, at the next redraw).

@@ -44,13 +44,16 @@ struct CachePreview {
     /// The verdicts on every step of `workflow`, whose incremental steps are `incremental`;
     /// the remote cache's answers waited for only if `waitsForRemote` (a plan waits, a run
     /// does not: the questions go out together, and steps take their answers in turn).
+    /// `nestedSteps` are the workflow's, if the caller has them already.
     init(
-        _ workflow: Workflow, incremental: [String: IncrementalStep], cache: StepCache,
-        waitsForRemote: Bool = true, instanceContext: IncrementalStep.Context? = nil
+        _ workflow: Workflow, nestedSteps: [NestedStep]? = nil,
+        incremental: [String: IncrementalStep], cache: StepCache, waitsForRemote: Bool = true,
+        instanceContext: IncrementalStep.Context? = nil
     ) {
         self.waitsForRemote = waitsForRemote
         self.instanceContext = instanceContext
-        steps = workflow.nestedSteps
+        let steps = nestedSteps ?? workflow.nestedSteps
+        self.steps = steps
         var positions: [String: Int] = [:]
         positions.reserveCapacity(steps.count)
         for (position, nested) in steps.enumerated() { positions[nested.step.id] = position }

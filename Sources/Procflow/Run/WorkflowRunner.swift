@@ -121,7 +121,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         let directory = Self.directory(of: workflow)
         let options = options
         return WorkflowBuilder(
-            workflow: workflow,
+            workflow: workflow, nestedSteps: nestedSteps,
             settings: .init(
                 environment: environment, directory: directory, gracePeriod: options.gracePeriod,
                 captureLimit: options.captureLimit, maxConcurrent: max(1, options.maxConcurrent),
@@ -209,7 +209,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             return ([:], false)
         }
         return CachePreview(
-            workflow, incremental: incrementalSteps, cache: cache, waitsForRemote: false
+            workflow, nestedSteps: nestedSteps, incremental: incrementalSteps, cache: cache,
+            waitsForRemote: false
         ).settle(incrementalSteps, with: cache)
     }
 
