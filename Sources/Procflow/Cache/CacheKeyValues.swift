@@ -1,4 +1,5 @@
 import CProcflow
+import Foundation
 import ProcedureKit
 
 #if canImport(Glibc)
@@ -10,38 +11,111 @@ import ProcedureKit
 /// The values of a workflow's `cacheKey` parts, each worked out once per run: a command run
 /// once however many steps name it, a file hashed once.
 final class CacheKeyValues: Sendable {
+    /// A variable the workflow gives its commands over procflow's own environment: its
+    /// dotenv files' (`weak`: procflow's environment wins), then its `vars` and `env`.
+    struct Addition: Sendable, Equatable {
+        var name: String
+        var value: String
+        var weak: Bool
+    }
+
+    /// What the next run must look at again to know that the parts' values are unchanged
+    /// without loading the workflow.
+    struct Recheck: Sendable {
+        /// Each command run, with the digest it gave: run again.
+        var commands: [(command: String, digest: Digest)]
+        /// Each file hashed, absolute, with its status when hashed (`nil`: missing).
+        var files: [(path: String, status: FileStatus?)]
+    }
+
+    /// A part's value, and for a file, what it was when hashed.
+    private struct Known {
+        var digest: Digest
+        /// A file part's absolute path and status (`nil`: missing), if it stayed the same
+        /// while it was hashed and can be trusted to show a later change.
+        var file: (path: String, status: FileStatus?)?
+        var fileIsTrusted = true
+    }
+
     /// Where commands run and relative files are found.
-    private let directory: String
+    let directory: String
+    /// What the workflow adds to procflow's environment for its commands, in order.
+    let additions: [Addition]
     /// The environment commands run with.
     private let environment: [String: String]
-    private let known = Locked([CacheKeyPart: Digest]())
+    private let known = Locked([CacheKeyPart: Known]())
 
-    /// Values for a workflow in `directory` whose commands get `environment`.
-    init(directory: String, environment: [String: String]) {
+    /// Values for a workflow in `directory` whose commands get procflow's environment with
+    /// `additions`.
+    init(directory: String, additions: [Addition]) {
         self.directory = directory
-        self.environment = environment
+        self.additions = additions
+        environment = Self.environment(adding: additions)
+    }
+
+    /// procflow's environment with `additions`.
+    static func environment(adding additions: [Addition]) -> [String: String] {
+        let own = ProcessInfo.processInfo.environment
+        var environment = own
+        for addition in additions where !addition.weak || own[addition.name] == nil {
+            environment[addition.name] = addition.value
+        }
+        return environment
     }
 
     /// The digest of `part`'s value: the text; a command's exit status and standard output;
     /// a file's content (or its absence).
     func digest(of part: CacheKeyPart) -> Digest {
-        if let digest = known.withLock({ $0[part] }) { return digest }
-        let digest: Digest
+        if let known = known.withLock({ $0[part] }) { return known.digest }
+        var value: Known
         switch part {
         case .text(let text):
-            digest = SHA256.hash(Array(("text:" + text).utf8))
+            value = Known(digest: SHA256.hash(Array(("text:" + text).utf8)))
         case .command(let command):
-            let (status, output) = Self.run(command, in: directory, environment: environment)
-            var hasher = SHA256()
-            hasher.update("command:\(status):")
-            hasher.update(output)
-            digest = hasher.finalize()
+            value = Known(
+                digest: Self.commandDigest(command, in: directory, environment: environment))
         case .file(let path):
-            let content = ContentStore.digest(ofFileAt: resolve(path, in: directory))
-            digest = SHA256.hash(Array(("file:" + (content?.hex ?? "missing")).utf8))
+            let absolute = resolve(path, in: directory)
+            let before = FileSystem.status(absolute)
+            let content = ContentStore.digest(ofFileAt: absolute)
+            value = Known(digest: SHA256.hash(Array(("file:" + (content?.hex ?? "missing")).utf8)))
+            let after = FileSystem.status(absolute)
+            value.file = (absolute, after)
+            value.fileIsTrusted =
+                before == after && (after.map { $0.isSettled(at: FileSystem.now()) } ?? true)
         }
-        known.withLock { $0[part] = digest }
-        return digest
+        known.withLock { $0[part] = value }
+        return value.digest
+    }
+
+    /// What the parts worked out so far need looked at again; `nil` if a file's status cannot
+    /// be trusted to show a change (written within the last second).
+    var recheck: Recheck? {
+        known.withLock { known in
+            var recheck = Recheck(commands: [], files: [])
+            for (part, value) in known {
+                switch part {
+                case .text: break
+                case .command(let command): recheck.commands.append((command, value.digest))
+                case .file:
+                    guard value.fileIsTrusted, let file = value.file else { return nil }
+                    recheck.files.append(file)
+                }
+            }
+            return recheck
+        }
+    }
+
+    /// The digest of `command`'s exit status and standard output, run with `/bin/sh -e -c`
+    /// in `directory` with `environment`.
+    static func commandDigest(
+        _ command: String, in directory: String, environment: [String: String]
+    ) -> Digest {
+        let (status, output) = run(command, in: directory, environment: environment)
+        var hasher = SHA256()
+        hasher.update("command:\(status):")
+        hasher.update(output)
+        return hasher.finalize()
     }
 
     /// Runs `script` with `/bin/sh -e -c` in `directory`, waiting for it here: its exit

@@ -78,14 +78,12 @@ struct IncrementalStep: Sendable {
             environmentList = workflow.environment
             dotenvList = workflow.dotenv
             keyParts = workflow.cacheKey
-            var commandEnvironment = ProcessInfo.processInfo.environment
-            for (name, value) in workflow.dotenv where commandEnvironment[name] == nil {
-                commandEnvironment[name] = value
-            }
-            for (name, value) in workflow.variables + workflow.environment {
-                commandEnvironment[name] = value
-            }
-            keyValues = CacheKeyValues(directory: directory, environment: commandEnvironment)
+            keyValues = CacheKeyValues(
+                directory: directory,
+                additions: workflow.dotenv.map { .init(name: $0.name, value: $0.value, weak: true) }
+                    + (workflow.variables + workflow.environment).map {
+                        .init(name: $0.name, value: $0.value, weak: false)
+                    })
             // Commands see the dotenv files' variables too, under the workflow's own: first,
             // so that a digest keeps the value they see.
             environment = IncrementalStep.digest(
@@ -324,7 +322,11 @@ struct IncrementalStep: Sendable {
 extension IncrementalStep {
     /// Every incremental step of `workflow`, which is in `directory`, by id.
     static func all(in workflow: Workflow, directory: String) -> [String: IncrementalStep] {
-        let context = Context(workflow, directory: directory)
+        all(in: workflow, context: Context(workflow, directory: directory))
+    }
+
+    /// The incremental steps of `workflow`, by id, in `context`.
+    static func all(in workflow: Workflow, context: Context) -> [String: IncrementalStep] {
         var steps: [String: IncrementalStep] = [:]
         var forEachSteps: Set<String> = []
         workflow.forEachStep { nested in

@@ -10,8 +10,9 @@
 ///
 /// It holds what decided that every step was up to date: the workflow file (its digest, and
 /// its status when that can be trusted), the `--var` values and `--only`, the status of the
-/// index the records were read from, and the trusted status of every file the steps read
-/// and made (or that a source does not exist); and what the run reported. If all of it is
+/// index the records were read from, the trusted status of every file the steps read and
+/// made (or that a source does not exist) and of every `cacheKey` file, and the digest of
+/// every `cacheKey` command's result, which the check runs again; and what the run reported. If all of it is
 /// unchanged, so is every decision, and the run is reported as it was. Any run that does not
 /// find it so removes the file before anything else, and writes a new one only if it finds
 /// everything up to date in turn.
@@ -46,11 +47,18 @@ struct UpToDateSnapshot: Sendable, Equatable {
     var steps: [Step]
     /// Every file looked at, with its trusted status, or `nil` for one that must not exist.
     var files: [(path: String, status: FileStatus?)]
+    /// The `cacheKey` commands, with the digests of what they gave: run again, in
+    /// ``keyDirectory`` with procflow's environment and ``keyAdditions``, by the check.
+    var keyCommands: [(command: String, digest: Digest)] = []
+    var keyDirectory = ""
+    var keyAdditions: [CacheKeyValues.Addition] = []
 
     static func == (lhs: UpToDateSnapshot, rhs: UpToDateSnapshot) -> Bool {
         lhs.key == rhs.key && lhs.digest == rhs.digest && lhs.workflowStatus == rhs.workflowStatus
             && lhs.indexStatus == rhs.indexStatus && lhs.name == rhs.name && lhs.steps == rhs.steps
             && lhs.files.elementsEqual(rhs.files) { $0.path == $1.path && $0.status == $1.status }
+            && lhs.keyCommands.elementsEqual(rhs.keyCommands) { $0 == $1 }
+            && lhs.keyDirectory == rhs.keyDirectory && lhs.keyAdditions == rhs.keyAdditions
     }
 
     /// The snapshot's file for the workflow file `workflow` in `directory`.
@@ -67,7 +75,8 @@ struct UpToDateSnapshot: Sendable, Equatable {
             let snapshot = try? StateFile.unwrap(bytes, as: .snapshot, read),
             snapshot.key == key,
             FileSystem.status(directory.index(for: key.workflow)) == snapshot.indexStatus,
-            snapshot.workflowIsUnchanged(), snapshot.filesAreUnchanged()
+            snapshot.workflowIsUnchanged(), snapshot.filesAreUnchanged(),
+            snapshot.keyCommandsGiveTheSame()
         else { return nil }
         return snapshot
     }
@@ -101,6 +110,16 @@ struct UpToDateSnapshot: Sendable, Equatable {
         }
     }
 
+    /// Whether every `cacheKey` command gives what it gave, as a run would run it.
+    private func keyCommandsGiveTheSame() -> Bool {
+        guard !keyCommands.isEmpty else { return true }
+        let environment = CacheKeyValues.environment(adding: keyAdditions)
+        return keyCommands.allSatisfy { command, digest in
+            CacheKeyValues.commandDigest(command, in: keyDirectory, environment: environment)
+                == digest
+        }
+    }
+
     // MARK: - Files
 
     /// Writes the snapshot; a failure only means the next run checks everything.
@@ -126,6 +145,18 @@ struct UpToDateSnapshot: Sendable, Equatable {
         for file in files {
             writer.write(file.path)
             writer.write(file.status)
+        }
+        writer.write(UInt32(keyCommands.count))
+        for (command, digest) in keyCommands {
+            writer.write(command)
+            writer.write(digest)
+        }
+        writer.write(keyDirectory)
+        writer.write(UInt32(keyAdditions.count))
+        for addition in keyAdditions {
+            writer.write(addition.name)
+            writer.write(addition.value)
+            writer.write(addition.weak)
         }
         try? StateDirectory.write(
             StateFile.wrap(writer.bytes, as: .snapshot),
@@ -164,10 +195,21 @@ struct UpToDateSnapshot: Sendable, Equatable {
         let fileCount = try reader.count(minimumSize: 5)
         files.reserveCapacity(fileCount)
         for _ in 0..<fileCount { files.append((try reader.string(), try reader.status())) }
+        var keyCommands: [(command: String, digest: Digest)] = []
+        for _ in 0..<(try reader.count(minimumSize: 36)) {
+            keyCommands.append((try reader.string(), try reader.digest()))
+        }
+        let keyDirectory = try reader.string()
+        var keyAdditions: [CacheKeyValues.Addition] = []
+        for _ in 0..<(try reader.count(minimumSize: 9)) {
+            keyAdditions.append(
+                .init(
+                    name: try reader.string(), value: try reader.string(), weak: try reader.bool()))
+        }
         return UpToDateSnapshot(
             key: Key(workflow: workflow, overrides: overrides, only: hasOnly ? only : nil),
             digest: digest, workflowStatus: workflowStatus, indexStatus: indexStatus, name: name,
-            steps: steps,
-            files: files)
+            steps: steps, files: files, keyCommands: keyCommands, keyDirectory: keyDirectory,
+            keyAdditions: keyAdditions)
     }
 }

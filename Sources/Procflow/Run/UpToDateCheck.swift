@@ -51,6 +51,7 @@ struct UpToDateCheck {
     ) {
         guard applies, runner.isUpToDate, let cache,
             let snapshotFiles = cache.snapshotFiles(of: runner.incremental),
+            let keys = runner.cacheKeyRecheck,
             let indexStatus = cache.indexStatus,
             otherFiles.allSatisfy({ $0.status.map { $0.isSettled(at: loadedAt) } ?? true }),
             let (status, seenAt) = beforeReading
@@ -59,7 +60,10 @@ struct UpToDateCheck {
         UpToDateSnapshot(
             key: key, digest: SHA256.hash(bytes),
             workflowStatus: trusted == true ? status : nil, indexStatus: indexStatus,
-            name: workflowName, steps: runner.upToDateSteps, files: otherFiles + snapshotFiles
+            name: workflowName, steps: runner.upToDateSteps,
+            files: otherFiles + snapshotFiles + keys.recheck.files,
+            keyCommands: keys.recheck.commands, keyDirectory: keys.directory,
+            keyAdditions: keys.additions
         ).write(in: cache.directory)
     }
 }

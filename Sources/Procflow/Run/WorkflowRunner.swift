@@ -46,6 +46,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     public let runID: String
     /// The incremental steps, by id, when the run uses the cache.
     private let incrementalSteps: [String: IncrementalStep]
+    /// What the incremental steps, and the instances made as the run goes, are made in, when
+    /// the run uses the cache.
+    private let incrementalContext: IncrementalStep.Context?
     /// Whether the run found every step up to date, and ran nothing. Set by ``run()``, and
     /// read once it has returned.
     private(set) var isUpToDate = false
@@ -78,9 +81,11 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         let number = Self.runCount.wrappingAdd(1, ordering: .relaxed).newValue
         runID = [options.environment["PROCFLOW_RUN_ID"], "\(getpid())-\(number)"]
             .compactMap { $0 }.joined(separator: "/")
-        incrementalSteps =
+        let context =
             options.cache == nil
-            ? [:] : IncrementalStep.all(in: workflow, directory: Self.directory(of: workflow))
+            ? nil : IncrementalStep.Context(workflow, directory: Self.directory(of: workflow))
+        incrementalContext = context
+        incrementalSteps = context.map { IncrementalStep.all(in: workflow, context: $0) } ?? [:]
         let jobs =
             options.jobDirectory ?? Self.directory(of: workflow) + "/.procflow/jobs"
         executors = RunExecutors(
@@ -132,12 +137,12 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
                 maxJobs: max(1, options.maxJobs), jobsCategory: "procflow.jobs.\(runID)",
                 secrets: secrets,
                 jobserver: jobserver,
-                incremental: options.cache.map { cache in
-                    .init(
-                        context: .init(cache: cache, force: options.force, events: self),
-                        steps: incrementalSteps,
-                        stepContext: IncrementalStep.Context(
-                            workflow, directory: Self.directory(of: workflow)))
+                incremental: options.cache.flatMap { cache in
+                    incrementalContext.map { stepContext in
+                        .init(
+                            context: .init(cache: cache, force: options.force, events: self),
+                            steps: incrementalSteps, stepContext: stepContext)
+                    }
                 }),
             events: self)
     }
@@ -227,6 +232,26 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// Whether the run built a procedure for the step `id` (once ``run()`` has returned).
     func builtProcedure(for id: String) -> Bool {
         builder?.node(id) != nil
+    }
+
+    /// What the up-to-date snapshot must look at again of the `cacheKey` parts the run worked
+    /// out, where their commands run and what they are given over procflow's environment;
+    /// `nil` if it cannot: a file changed too recently to be trusted, or what a command is
+    /// given holds a secret (never written to disk).
+    var cacheKeyRecheck:
+        (
+            recheck: CacheKeyValues.Recheck, directory: String,
+            additions: [CacheKeyValues.Addition]
+        )?
+    {
+        guard let values = incrementalContext?.keyValues, let recheck = values.recheck else {
+            return nil
+        }
+        guard !recheck.commands.isEmpty else { return (recheck, values.directory, []) }
+        let secret = values.additions.contains {
+            workflow.secrets.contains($0.name) || secrets.mask($0.value) != $0.value
+        }
+        return secret ? nil : (recheck, values.directory, values.additions)
     }
 
     /// The steps running now: those that do work, and the groups they are in.
