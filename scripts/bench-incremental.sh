@@ -32,7 +32,10 @@ esac
 jobs=2
 
 missing=()
-for tool in hyperfine:hyperfine ninja:ninja-build make:make cc:gcc python3:python3; do
+# ninja is Debian's binary: a `ninja` earlier on PATH may be pip's Python wrapper (or a pyenv
+# shim in front of it), which adds tens of milliseconds to every run.
+ninja=/usr/bin/ninja
+for tool in hyperfine:hyperfine $ninja:ninja-build make:make cc:gcc python3:python3; do
     command -v "${tool%%:*}" > /dev/null || missing+=("${tool#*:}")
 done
 if ((${#missing[@]})); then
@@ -86,7 +89,7 @@ PY
 
 c=$tmp/c-procflow
 run_procflow=("$procflow" run "$c/build.json" --max-concurrent "$jobs")
-run_ninja=(ninja -C "$tmp/c-ninja" -j "$jobs")
+run_ninja=("$ninja" -C "$tmp/c-ninja" -j "$jobs")
 run_make=(make -C "$tmp/c-make" -r -j "$jobs")
 quiet() { "$@" > /dev/null 2>&1; }
 hyperfine_options=(-N --style basic)
@@ -158,12 +161,12 @@ done
 
 t=$tmp/touch
 quiet "$procflow" run "$t/flow.json" --max-concurrent "$jobs"
-quiet ninja -C "$t" -j "$jobs"
+quiet $ninja -C "$t" -j "$jobs"
 quiet make -C "$t" -r -j "$jobs"
 quiet task -d "$t" --concurrency "$jobs"
 sleep 1.5
 measure touch-noop "$rounds" "$noop_runs" --warmup 3 \
-    --prepare true -n ninja "ninja -C $t -j $jobs" \
+    --prepare true -n ninja "$ninja -C $t -j $jobs" \
     --prepare true -n make "make -C $t -r -j $jobs" \
     --prepare true -n go-task "task -d $t --concurrency $jobs" \
     --prepare true -n procflow "$procflow run $t/flow.json --max-concurrent $jobs" \

@@ -24,7 +24,10 @@ hyperfine_options=(-N --warmup 2 --runs 15 --style basic)
 
 # Everything needed must already be installed.
 missing=()
-for tool in ninja:ninja-build hyperfine:hyperfine make:make python3:python3 /usr/bin/time:time; do
+# ninja is Debian's binary: a `ninja` earlier on PATH may be pip's Python wrapper (or a pyenv
+# shim in front of it), which adds tens of milliseconds to every run.
+ninja=/usr/bin/ninja
+for tool in $ninja:ninja-build hyperfine:hyperfine make:make python3:python3 /usr/bin/time:time; do
     command -v "${tool%%:*}" > /dev/null || missing+=("${tool#*:}")
 done
 if ((${#missing[@]})); then
@@ -84,7 +87,7 @@ PY
 # gets -r: no built-in implicit rules to consult.
 commands() {
     local dir=$tmp/$1
-    echo "ninja|ninja -C $dir -j$jobs"
+    echo "ninja|$ninja -C $dir -j$jobs"
     echo "make|make -r -C $dir -j$jobs"
     echo "procflow (argv)|$procflow run $dir/argv.json --max-concurrent $jobs"
     echo "procflow (run)|$procflow run $dir/run.json --max-concurrent $jobs"
@@ -103,9 +106,9 @@ check() {
 # counted run also proves that nothing was considered up to date.
 verify() {
     local shape=$1 expected=$2 dir=$tmp/$1
-    ninja -C "$dir" -j$jobs > /dev/null
+    $ninja -C "$dir" -j$jobs > /dev/null
     check "$shape" ninja "$expected" \
-        "$(ninja -C "$dir" -j$jobs -v | grep -c '^\[[0-9]*/[0-9]*\] true$' || true)"
+        "$($ninja -C "$dir" -j$jobs -v | grep -c '^\[[0-9]*/[0-9]*\] true$' || true)"
     check "$shape" make "$expected" "$(make -r -C "$dir" -j$jobs | grep -cx true || true)"
     for variant in argv run sh; do
         check "$shape" "procflow ($variant)" "$expected" \
