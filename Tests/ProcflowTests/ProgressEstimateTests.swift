@@ -134,6 +134,25 @@ struct ProgressEstimateTests {
         #expect(Set(file.load().keys) == ["a"])
     }
 
+    @Test func durationsNearTheKeptOnesLeaveTheFileAsItIs() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("flow.json").path
+        let file = StepDurationsFile(
+            directory: StateDirectory.beside(workflow: path), workflowFile: path)
+        try file.record(["a": 1.0, "b": 0.01], ran: ["a", "b"], outside: [])
+        let written = try #require(FileSystem.status(file.path))
+        // Within a fifth, or 50 ms: the file is not written again.
+        try file.record(["a": 1.15, "b": 0.055], ran: ["a", "b"], outside: [])
+        #expect(FileSystem.status(file.path) == written)
+        #expect(file.load() == ["a": 1.0, "b": 0.01])
+        // Further off, or another set of steps: it is.
+        try file.record(["a": 1.3], ran: ["a", "b"], outside: [])
+        #expect(file.load() == ["a": 1.3, "b": 0.01])
+        try file.record([:], ran: ["a"], outside: [])
+        #expect(file.load() == ["a": 1.3])
+    }
+
     @Test func aDamagedDurationsFileIsIgnored() throws {
         let fixture = try WorkflowFixture(
             #"{"procedures": [{"id": "a", "kind": "shell", "run": "true"}]}"#)

@@ -45,17 +45,18 @@ final class CacheKeyValues: Sendable {
     private let environment: [String: String]
     private let known = Locked([CacheKeyPart: Known]())
 
-    /// Values for a workflow in `directory` whose commands get procflow's environment with
-    /// `additions`.
-    init(directory: String, additions: [Addition]) {
+    /// Values for a workflow in `directory` whose commands get procflow's environment,
+    /// `environment`, with `additions`.
+    init(directory: String, environment: [String: String], additions: [Addition]) {
         self.directory = directory
         self.additions = additions
-        environment = Self.environment(adding: additions)
+        self.environment = Self.environment(environment, adding: additions)
     }
 
-    /// procflow's environment with `additions`.
-    static func environment(adding additions: [Addition]) -> [String: String] {
-        let own = ProcessInfo.processInfo.environment
+    /// procflow's environment, `own`, with `additions`.
+    static func environment(_ own: [String: String], adding additions: [Addition]) -> [String:
+        String]
+    {
         var environment = own
         for addition in additions where !addition.weak || own[addition.name] == nil {
             environment[addition.name] = addition.value

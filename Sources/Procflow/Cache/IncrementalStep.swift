@@ -72,14 +72,19 @@ struct IncrementalStep: Sendable {
         let environmentEntryList: [StepRecord.Input]
         let variableEntryList: [StepRecord.Input]
 
-        init(_ workflow: Workflow, directory: String) {
+        /// The context of `workflow`'s steps, in `directory`; `cacheKey` commands run with
+        /// `environment` (procflow's) and the workflow's variables.
+        init(
+            _ workflow: Workflow, directory: String,
+            environment own: [String: String] = ProcessInfo.processInfo.environment
+        ) {
             workflowDirectory = directory
             variableList = workflow.variables
             environmentList = workflow.environment
             dotenvList = workflow.dotenv
             keyParts = workflow.cacheKey
             keyValues = CacheKeyValues(
-                directory: directory,
+                directory: directory, environment: own,
                 additions: workflow.dotenv.map { .init(name: $0.name, value: $0.value, weak: true) }
                     + (workflow.variables + workflow.environment).map {
                         .init(name: $0.name, value: $0.value, weak: false)

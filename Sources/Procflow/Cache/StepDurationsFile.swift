@@ -34,14 +34,23 @@ struct StepDurationsFile {
     /// Keeps `durations` (the steps that ran and succeeded now), over what was kept, for the
     /// steps in the run `ran`, and for those in `outside`, the file's steps the run left out
     /// (a run of some steps), with their instances: steps gone from the file are dropped.
+    /// An estimate needs no precision: the file is left as it is when it keeps the same steps
+    /// and each new duration is within a fifth (or 50 ms) of the one kept, as most runs find.
     func record(_ durations: [String: Double], ran: Set<String>, outside: Set<String>)
         throws(CacheProblem)
     {
-        var all = load()
+        let kept = load()
+        var all = kept
         for (id, seconds) in durations { all[id] = (seconds * 1000).rounded() / 1000 }
         all = all.filter {
             ran.contains($0.key) || outside.contains(ForEach.stepID(ofInstance: $0.key))
         }
+        let nearlyKept =
+            all.count == kept.count
+            && all.allSatisfy { id, seconds in
+                kept[id].map { abs($0 - seconds) <= max(0.05, $0 / 5) } ?? false
+            }
+        if nearlyKept { return }
         try directory.prepare()
         let document: JSONValue = .object([
             "version": .number(1), "durations": .object(all.mapValues(JSONValue.number)),

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -113,7 +115,8 @@ struct UpToDateSnapshot: Sendable, Equatable {
     /// Whether every `cacheKey` command gives what it gave, as a run would run it.
     private func keyCommandsGiveTheSame() -> Bool {
         guard !keyCommands.isEmpty else { return true }
-        let environment = CacheKeyValues.environment(adding: keyAdditions)
+        let environment = CacheKeyValues.environment(
+            ProcessInfo.processInfo.environment, adding: keyAdditions)
         return keyCommands.allSatisfy { command, digest in
             CacheKeyValues.commandDigest(command, in: keyDirectory, environment: environment)
                 == digest

@@ -44,6 +44,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// leaves behind can be told apart from what other runs left. A run started by a command
     /// of another run extends that run's id.
     public let runID: String
+    /// The directory of the workflow file, absolute: where relative paths start.
+    private let directory: String
     /// The incremental steps, by id, when the run uses the cache.
     private let incrementalSteps: [String: IncrementalStep]
     /// What the incremental steps, and the instances made as the run goes, are made in, when
@@ -81,17 +83,21 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         let number = Self.runCount.wrappingAdd(1, ordering: .relaxed).newValue
         runID = [options.environment["PROCFLOW_RUN_ID"], "\(getpid())-\(number)"]
             .compactMap { $0 }.joined(separator: "/")
+        let directory = Self.directory(of: workflow)
+        self.directory = directory
         let context =
             options.cache == nil
-            ? nil : IncrementalStep.Context(workflow, directory: Self.directory(of: workflow))
+            ? nil
+            : IncrementalStep.Context(
+                workflow, directory: directory, environment: options.environment)
         incrementalContext = context
         incrementalSteps = context.map { IncrementalStep.all(in: workflow, context: $0) } ?? [:]
         let jobs =
-            options.jobDirectory ?? Self.directory(of: workflow) + "/.procflow/jobs"
+            options.jobDirectory ?? directory + "/.procflow/jobs"
         executors = RunExecutors(
             context: ExecutorContext(
                 // The host too: the state directory may be shared with other machines.
-                directory: jobs + "/" + runID.replacingOccurrences(of: "/", with: "_") + "@"
+                directory: jobs + "/" + String(runID.map { $0 == "/" ? "_" : $0 }) + "@"
                     + ProcessInfo.processInfo.hostName,
                 environment: options.environment))
         jobserver =
@@ -123,7 +129,6 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         for (name, value) in workflow.environment { environment[name] = value }
         environment["PROCFLOW"] = options.executable
         environment["PROCFLOW_RUN_ID"] = runID
-        let directory = Self.directory(of: workflow)
         let options = options
         return WorkflowBuilder(
             workflow: workflow, nestedSteps: nestedSteps,
