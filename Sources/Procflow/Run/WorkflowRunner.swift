@@ -154,7 +154,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
 
     /// The directory of the workflow file, absolute: where relative paths start.
     static func directory(of workflow: Workflow) -> String {
-        URL(fileURLWithPath: workflow.path).deletingLastPathComponent().standardizedFileURL.path
+        // Lexically, as URL's standardising does, without its cost at every start.
+        Procflow.directory(of: lexicallyNormalized(resolve(workflow.path, in: ".")))
     }
 
     /// Runs the workflow to its end and returns how it went.
