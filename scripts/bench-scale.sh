@@ -73,7 +73,7 @@ for first in range(0, count, size):
         steps.append(step)
         rules.append(f"build out/{n}.txt: touch in/{n}.txt"
                      + (" | " + " ".join(implicit) if implicit else "") + "\n")
-    groups.append({"id": f"g{first // size}", "kind": "group", "steps": steps})
+    groups.append({"id": f"g{first // size}", "kind": "group", "procedures": steps})
 with open(f"{tmp}/w/flow.json", "w") as out:
     json.dump({"name": "scale", "procedures": groups}, out)
 with open(f"{tmp}/w/build.ninja", "w") as out:

@@ -58,7 +58,7 @@ final class WorkflowBuilder: @unchecked Sendable {
     private let settings: Settings
     private let events: StepEvents
     /// Every step, with where it stands: the file's, and the instances made as the run goes.
-    private let steps: Locked<[String: NestedStep]>
+    private let steps: Locked<StepTable>
     /// The procedure standing for each step built so far.
     private let nodes = Locked([String: any OutputProcedure<JSONValue>]())
     /// Incremental steps found up to date before the run that other steps take data from, by
@@ -83,10 +83,7 @@ final class WorkflowBuilder: @unchecked Sendable {
         self.workflow = workflow
         self.settings = settings
         self.events = events
-        var steps: [String: NestedStep] = [:]
-        steps.reserveCapacity(nestedSteps.count)
-        for nested in nestedSteps { steps[nested.step.id] = nested }
-        self.steps = Locked(steps)
+        steps = Locked(StepTable(nestedSteps))
         services = ServiceRegistry(steps: nestedSteps) { [weak self] id in
             self?.node(id) as? Procedure
         }
@@ -101,9 +98,9 @@ final class WorkflowBuilder: @unchecked Sendable {
     /// cancelled or skipped.
     func settle(_ steps: [String: SettledStep]) -> Set<String> {
         guard !steps.isEmpty else { return [] }
-        let takenFrom = self.steps.withLock { all in
+        let takenFrom = self.steps.withLock { table in
             var taken: Set<String> = []
-            for nested in all.values {
+            for nested in table.all {
                 if nested.step.wireCount > 0 {
                     for (wire, _) in nested.step.wires { taken.insert(wire.from.id) }
                 }
@@ -415,9 +412,10 @@ final class WorkflowBuilder: @unchecked Sendable {
     private func makeShell(_ step: Step, _ shell: Shell, inputs: ShellProcedure.EnvironmentInputs)
         -> ShellProcedure
     {
-        var environment = settings.environment
-        for (name, value) in shell.environment { environment[name] = value }
-        environment["PROCFLOW_STEP"] = step.id
+        // In order: a name given twice takes its last value.
+        var own: [String: String] = [:]
+        for (name, value) in shell.environment { own[name] = value }
+        own["PROCFLOW_STEP"] = step.id
         let command: ShellProcedure.Command
         switch shell.command {
         case .script(let script): command = .script(script, interpreter: shell.interpreter)
@@ -427,10 +425,11 @@ final class WorkflowBuilder: @unchecked Sendable {
         let events = events
         var options = ShellProcedure.Options(
             workingDirectory: resolve(shell.cwd ?? ".", in: settings.directory),
-            environment: environment,
+            environment: settings.environment,
             output: shell.output, captureLimit: settings.captureLimit,
             gracePeriod: settings.gracePeriod, processGroups: settings.processGroups,
             onOutput: { stream, lines in events.output(id, stream, lines) })
+        options.stepEnvironment = own
         options.executor = settings.executors.executor(
             step.executor(default: settings.defaultExecutor) ?? "local")
         options.job = jobRequest(for: step)

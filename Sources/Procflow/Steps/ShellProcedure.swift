@@ -95,8 +95,11 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
     public struct Options: Sendable {
         /// The directory the command starts in; procflow's own when `nil`.
         public var workingDirectory: String?
-        /// The command's whole environment.
+        /// The command's environment, but for ``stepEnvironment``.
         public var environment: [String: String]
+        /// The step's own variables (its `env`, `PROCFLOW_STEP`), over ``environment``: kept
+        /// apart so that the steps of a run share one copy of its environment.
+        var stepEnvironment: [String: String] = [:]
         /// What becomes of stdout: nothing, text, or JSON.
         public var output: OutputFormat
         /// The most stdout bytes kept for a text or JSON output.
@@ -119,6 +122,12 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
         var service: ServiceOptions?
         /// The run's jobserver, for a command run on this machine.
         var jobserver: JobserverUse?
+
+        /// The command's whole environment.
+        var wholeEnvironment: [String: String] {
+            stepEnvironment.isEmpty
+                ? environment : environment.merging(stepEnvironment) { _, own in own }
+        }
 
         /// Options; by default procflow's environment, no output, a 16 MiB capture limit, a 5 s
         /// grace period, the shared process-group registry.
@@ -192,7 +201,7 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
             ServiceLifecycle(
                 service,
                 command: .init(
-                    environment: options.environment, directory: options.workingDirectory,
+                    environment: options.wholeEnvironment, directory: options.workingDirectory,
                     gracePeriod: options.gracePeriod, groups: options.processGroups))
         }
         super.init()
@@ -249,7 +258,7 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
     /// Starts the command, handing it `jobserver` if there is one.
     private func startCommand(handing jobserver: Jobserver?) {
         let input = input.value
-        var environment = options.environment
+        var environment = options.wholeEnvironment
         let wired = environmentInputs.all
         if !wired.isEmpty { environment.merge(wired) { _, wired in wired } }
         var launch = CommandLaunch(

@@ -89,7 +89,10 @@ final class ProcessRun: @unchecked Sendable {
         launch.groups.register(pid, spawnedAfter: signalsSent)
         _ = watched.withLock { $0.insert(pid) }
 
-        let run = ProcessRun(pid: pid, launch: launch)
+        // What was only needed to spawn it is not kept as long as the run is.
+        var kept = launch
+        (kept.environment, kept.arguments, kept.stdin) = ([:], [], nil)
+        let run = ProcessRun(pid: pid, launch: kept)
         let stdout = pipes.takeStdout()
         let stderr = pipes.takeStderr()
         // Threads come from a pool: creating one per command costs more than the command.
