@@ -390,4 +390,14 @@ struct PathTests {
     ) {
         #expect(resolve(path, in: directory) == resolved)
     }
+
+    @Test(arguments: [
+        ("a/b.txt", "a/b.txt"), ("/a/b", "/a/b"), ("a//b", "a/b"), ("./a", "a"), ("a/.", "a"),
+        ("a/../b", "b"), ("../a", "../a"), ("/../a", "/a"), ("a/", "a"), ("/", "/"), ("", "."),
+        ("..", ".."), ("a/..", "."), ("/a/./b/../c", "/a/c"), (".hidden/x", ".hidden/x"),
+        ("a/...", "a/..."),
+    ])
+    func pathsAreNormalizedLexically(path: String, normalized: String) {
+        #expect(lexicallyNormalized(path) == normalized)
+    }
 }

@@ -264,14 +264,14 @@ struct WorkflowDecoder {
                 "expected a string, found \(node.typeDescription)", at: node.offset, pointer)
             return nil
         }
-        if let first = report.declaredIDs[id] {
+        if let first = report.declaredIDs.updateValue(node.offset, forKey: id) {
+            report.declaredIDs[id] = first
             report.error(
                 "duplicate id \"\(id)\": already used at line \(report.location(of: first).line)",
                 at: node.offset,
                 pointer)
             return nil
         }
-        report.declaredIDs[id] = node.offset
         guard Self.isValidID(id) else {
             report.error(
                 "\"\(id)\" is not a valid id: use letters, digits, '_', '-' and '.', starting with a letter or '_'",

@@ -31,6 +31,8 @@ func resolve(_ path: String, in directory: String) -> String {
 /// equal.
 func lexicallyNormalized(_ path: String) -> String {
     let isAbsolute = path.hasPrefix("/")
+    // Most paths are normal already: a byte scan tells them.
+    if isPlain(isAbsolute ? path.utf8.dropFirst() : path.utf8[...]) { return path }
     var components: [Substring] = []
     for component in path.split(separator: "/") {
         switch component {

@@ -1,43 +1,157 @@
 /// A procedure described in a workflow file.
+///
+/// A value, stored copy-on-write: a step has many fields, and the walks of a run copy steps
+/// (into the list of nested steps, the validator's table, a forEach's instances); a copy is one
+/// reference until it is changed.
 public struct Step: Sendable {
+    /// The fields, shared by copies until one of them changes.
+    private final class Storage: @unchecked Sendable {
+        // @unchecked Sendable: a storage is changed only through a step that holds the only
+        // reference to it (`fields`' modify accessor copies it first otherwise), so no two
+        // threads see it change.
+        var fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+    }
+
+    private struct Fields: Sendable {
+        var id: String
+        var description: String?
+        var kind: Kind
+        var dependsOn: [Reference]
+        var input: Wire?
+        var when: StepCondition?
+        var mutex: [String]
+        var retry: Retry?
+        var timeout: Double?
+        var continueOnError: Bool
+        var always: Bool
+        var forEach: ForEach?
+        var image: String?
+        var caching: Caching
+        var placement: Placement
+        var pointer: JSONPointer
+        var offset: Int
+    }
+
+    private var storage: Storage
+
+    /// The fields, to change in place: copied first if another step shares them.
+    private var fields: Fields {
+        get { storage.fields }
+        _modify {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+            yield &storage.fields
+        }
+    }
+
+    /// A step of the given fields.
+    public init(
+        id: String, description: String?, kind: Kind, dependsOn: [Reference], input: Wire?,
+        when: StepCondition?, mutex: [String], retry: Retry?, timeout: Double?,
+        continueOnError: Bool, always: Bool, forEach: ForEach? = nil, image: String? = nil,
+        caching: Caching = Caching(), placement: Placement = Placement(), pointer: JSONPointer,
+        offset: Int
+    ) {
+        storage = Storage(
+            Fields(
+                id: id, description: description, kind: kind, dependsOn: dependsOn, input: input,
+                when: when, mutex: mutex, retry: retry, timeout: timeout,
+                continueOnError: continueOnError, always: always, forEach: forEach, image: image,
+                caching: caching, placement: placement, pointer: pointer, offset: offset))
+    }
+
     /// Its id, unique in the file.
-    public var id: String
+    public var id: String {
+        get { storage.fields.id }
+        _modify { yield &fields.id }
+    }
     /// Free text.
-    public var description: String?
+    public var description: String? {
+        get { storage.fields.description }
+        _modify { yield &fields.description }
+    }
     /// What it does.
-    public var kind: Kind
+    public var kind: Kind {
+        get { storage.fields.kind }
+        _modify { yield &fields.kind }
+    }
     /// Steps this one runs after, besides those it takes data from.
-    public var dependsOn: [Reference]
+    public var dependsOn: [Reference] {
+        get { storage.fields.dependsOn }
+        _modify { yield &fields.dependsOn }
+    }
     /// Data wired in: stdin of a shell step, the body of an HTTP request, the content of a file
     /// step, the input a group forwards to a child.
-    public var input: Wire?
+    public var input: Wire? {
+        get { storage.fields.input }
+        _modify { yield &fields.input }
+    }
     /// Skips the step when false.
-    public var when: StepCondition?
+    public var when: StepCondition? {
+        get { storage.fields.when }
+        _modify { yield &fields.when }
+    }
     /// Mutual-exclusion categories: no two steps sharing one run at once.
-    public var mutex: [String]
+    public var mutex: [String] {
+        get { storage.fields.mutex }
+        _modify { yield &fields.mutex }
+    }
     /// How to retry it when it fails.
-    public var retry: Retry?
+    public var retry: Retry? {
+        get { storage.fields.retry }
+        _modify { yield &fields.retry }
+    }
     /// Seconds the step may run, each attempt.
-    public var timeout: Double?
+    public var timeout: Double? {
+        get { storage.fields.timeout }
+        _modify { yield &fields.timeout }
+    }
     /// Whether a failure is only a warning, letting dependents run.
-    public var continueOnError: Bool
+    public var continueOnError: Bool {
+        get { storage.fields.continueOnError }
+        _modify { yield &fields.continueOnError }
+    }
     /// Whether the step runs even when steps it depends on failed or were skipped: for
     /// clean-up.
-    public var always: Bool
+    public var always: Bool {
+        get { storage.fields.always }
+        _modify { yield &fields.always }
+    }
     /// Runs the step once per item of a list, instead of once.
-    public var forEach: ForEach? = nil
+    public var forEach: ForEach? {
+        get { storage.fields.forEach }
+        _modify { yield &fields.forEach }
+    }
     /// The container image `procflow export` runs a shell or file step in; `procflow run`
     /// ignores it.
-    public var image: String? = nil
+    public var image: String? {
+        get { storage.fields.image }
+        _modify { yield &fields.image }
+    }
     /// What it reads and makes, for incremental runs.
-    public var caching = Caching()
+    public var caching: Caching {
+        get { storage.fields.caching }
+        _modify { yield &fields.caching }
+    }
     /// Where a shell step's command runs and what it needs, with what the groups holding it
     /// and the workflow give.
-    public var placement = Placement()
+    public var placement: Placement {
+        get { storage.fields.placement }
+        _modify { yield &fields.placement }
+    }
     /// Where the step is in the file: its JSON Pointer, and the byte offset of its object
     /// (turned into a line and column only for a diagnostic).
-    public var pointer: JSONPointer
-    var offset: Int
+    public var pointer: JSONPointer {
+        get { storage.fields.pointer }
+        _modify { yield &fields.pointer }
+    }
+    var offset: Int {
+        get { storage.fields.offset }
+        _modify { yield &fields.offset }
+    }
 
     /// What a step does, with what its kind needs.
     public enum Kind: Sendable {
