@@ -651,6 +651,30 @@ struct IncrementalRunTests {
         #expect(try fixture.runSteps().ran == ["a"])
     }
 
+    @Test func aSnapshotRunsNoCacheKeyCommandOfAWorkflowThatChanged() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"cacheKey": [{"command": "echo ran >> key-runs.log; echo 1"}],
+             "procedures": [
+              {"id": "a", "kind": "shell", "run": "\(noting("a", "cp in.txt a.out"))",
+               "sources": ["in.txt"], "generates": ["a.out"]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("in.txt", "x\n")
+        _ = try fixture.runSteps()
+        Thread.sleep(forTimeInterval: 1.2)
+        _ = try fixture.runSteps()
+        #expect(fixture.stateFile("uptodate") != nil)
+        // The snapshot runs the command again.
+        #expect(try fixture.runSteps().ran == [])
+        #expect(fixture.contents("key-runs.log") == "ran\nran\nran\n")
+        // The workflow no longer has it: its snapshot does not run it.
+        try fixture.edit("echo ran >> key-runs.log; echo 1", "echo 1")
+        #expect(try fixture.runSteps().ran == [])
+        #expect(fixture.contents("key-runs.log") == "ran\nran\nran\n")
+    }
+
     @Test func noSnapshotKeepsASecretACacheKeyCommandIsGiven() throws {
         let fixture = try WorkflowFixture(
             """

@@ -1,4 +1,5 @@
 import Foundation
+import ProcedureKit
 
 #if canImport(Glibc)
     import Glibc
@@ -77,10 +78,22 @@ struct UpToDateSnapshot: Sendable, Equatable {
             let snapshot = try? StateFile.unwrap(bytes, as: .snapshot, read),
             snapshot.key == key,
             FileSystem.status(directory.index(for: key.workflow)) == snapshot.indexStatus,
-            snapshot.workflowIsUnchanged(), snapshot.filesAreUnchanged(),
-            snapshot.keyCommandsGiveTheSame()
+            // First: the commands are the workflow's only if it is the same.
+            snapshot.workflowIsUnchanged()
         else { return nil }
-        return snapshot
+        guard !snapshot.keyCommands.isEmpty else {
+            return snapshot.filesAreUnchanged() ? snapshot : nil
+        }
+        // The commands run while the files are looked at.
+        let commandsGiveTheSame = Locked(false)
+        let done = DispatchGroup()
+        DispatchQueue.global().async(group: done) {
+            let same = snapshot.keyCommandsGiveTheSame()
+            commandsGiveTheSame.withLock { $0 = same }
+        }
+        let filesAreUnchanged = snapshot.filesAreUnchanged()
+        done.wait()
+        return filesAreUnchanged && commandsGiveTheSame.withLock { $0 } ? snapshot : nil
     }
 
     /// Whether the workflow file is the one the snapshot was taken of: by its status when
@@ -114,7 +127,6 @@ struct UpToDateSnapshot: Sendable, Equatable {
 
     /// Whether every `cacheKey` command gives what it gave, as a run would run it.
     private func keyCommandsGiveTheSame() -> Bool {
-        guard !keyCommands.isEmpty else { return true }
         let environment = CacheKeyValues.environment(
             ProcessInfo.processInfo.environment, adding: keyAdditions)
         return keyCommands.allSatisfy { command, digest in
