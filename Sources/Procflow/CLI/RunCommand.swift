@@ -458,7 +458,14 @@ struct RunCommand: ParsableCommand {
         _ workflow: Workflow, session: RunSession, cache: StepCache?, console: Console,
         started: (WorkflowRunner) -> Void
     ) -> (runner: WorkflowRunner, summary: RunSummary, reportsFailed: Bool) {
-        let graph = WorkflowGraph(workflow)
+        // Made once, and only if something needs it: reports, the live panel's estimate.
+        var madeGraph: WorkflowGraph?
+        func graph() -> WorkflowGraph {
+            if let madeGraph { return madeGraph }
+            let graph = WorkflowGraph(workflow)
+            madeGraph = graph
+            return graph
+        }
         let masker = Self.masker(of: workflow, console: console)
         if !masker.isEmpty, console.environment["GITHUB_ACTIONS"] == "true" {
             // GitHub masks them in its log too, from here on. It reads commands on both
@@ -473,10 +480,10 @@ struct RunCommand: ParsableCommand {
         }
         let console = console.masking(masker)
         let files = ReportFiles(
-            graph: graph, files: reports, environment: console.environment, masker: masker)
+            graph: graph(), files: reports, environment: console.environment, masker: masker)
         let durations = durationsFile(of: workflow)
         let main = reporter(
-            console: console, graph: graph, concurrency: session.concurrency(for: workflow),
+            console: console, graph: graph(), concurrency: session.concurrency(for: workflow),
             history: KnownStepDurations(durations: durations?.load() ?? [:]))
         let (runner, summary) = session.execute(
             workflow, cache: cache, reporters: [main] + (files.isNeeded ? [files] : []),
@@ -547,14 +554,14 @@ struct RunCommand: ParsableCommand {
     /// The reporter `--output` and `--events` ask for; the terminal's estimates the time left
     /// along `graph`, when there is one.
     private func reporter(
-        console: Console, graph: WorkflowGraph?, concurrency: Int,
+        console: Console, graph: @autoclosure () -> WorkflowGraph?, concurrency: Int,
         history: @autoclosure () -> any StepDurations = NoStepDurations()
     ) -> any Reporter {
         switch output(on: console) {
         case .prefixed:
             return TerminalReporter(
                 console: console,
-                estimate: graph.map {
+                estimate: graph().map {
                     ProgressEstimate(graph: $0, concurrency: concurrency, history: history())
                 },
                 verbose: verbose)

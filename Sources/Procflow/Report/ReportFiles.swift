@@ -12,22 +12,24 @@ final class ReportFiles: Reporter, @unchecked Sendable {
     private let stepSummary: String?
     /// What is masked in every report.
     private let masker: SecretMasker
-    private var record: RunRecord
+    /// What the run did, for the reports; none is kept when there is nothing to write.
+    private var record: RunRecord?
     private var problems: [String] = []
 
     /// - Parameters:
+    ///   - graph: the workflow's graph, made only if there is something to write.
     ///   - files: the reports to write, and where.
     ///   - environment: where GitHub Actions is found.
     ///   - masker: the secrets' values, masked in every report.
     init(
-        graph: WorkflowGraph, files: [(format: ReportFormat, path: String)],
+        graph: @autoclosure () -> WorkflowGraph, files: [(format: ReportFormat, path: String)],
         environment: [String: String], masker: SecretMasker = SecretMasker(values: [])
     ) {
         self.files = files
         self.masker = masker
-        record = RunRecord(graph: graph)
         let summary = environment["GITHUB_STEP_SUMMARY"] ?? ""
         stepSummary = environment["GITHUB_ACTIONS"] == "true" && !summary.isEmpty ? summary : nil
+        record = files.isEmpty && stepSummary == nil ? nil : RunRecord(graph: graph())
     }
 
     /// Whether there is anything to write: reports asked for, or a GitHub step summary.
@@ -38,8 +40,9 @@ final class ReportFiles: Reporter, @unchecked Sendable {
 
     /// Records `event`; writes the reports when it is the run's end.
     func report(_ event: RunEvent) {
-        record.record(event)
-        guard case .workflowFinished = event.kind else { return }
+        guard record != nil else { return }
+        record!.record(event)
+        guard case .workflowFinished = event.kind, let record else { return }
         for (format, path) in files {
             do {
                 let text = masker.mask(format.render(record))
