@@ -181,9 +181,9 @@ struct ConditionTests {
     }
 
     @Test(arguments: [
-        ([true, true], "true"), ([true, false], "false"), ([false, false], "false"),
+        ([true, true], "true"), ([true, false], "true"), ([false, false], "false"),
     ])
-    func andConditionNeedsEveryCondition(values: [Bool], expected: String) {
+    func andConditionNeedsOneTrueAndNoFailure(values: [Bool], expected: String) {
         let conditions = values.map { FixedCondition(.success($0)) }
         #expect(describe(evaluate(AndCondition(conditions))) == expected)
         #expect(describe(evaluate(conditions[0] && conditions[1])) == expected)

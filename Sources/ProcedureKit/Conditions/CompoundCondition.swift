@@ -1,9 +1,9 @@
-/// Satisfied when every one of its conditions is.
+/// Satisfied when none of its conditions fails and at least one is satisfied.
 ///
-/// All conditions are evaluated. The first failure, in the order given, wins; otherwise any
-/// `false` makes the whole `false`. With no condition at all it is not satisfied: the
-/// procedure is skipped, as the original's empty compound condition skips it. A condition
-/// given twice is evaluated once.
+/// All conditions are evaluated. The first failure, in the order given, wins. A `false`
+/// ("ignored", as ``IgnoredCondition`` answers) does not count beside a `true`, as in the
+/// original: the whole is `false` only when every condition is — or when there is none, so
+/// that an empty `AndCondition` skips the procedure. A condition given twice is evaluated once.
 public final class AndCondition: Condition, @unchecked Sendable {
     /// The conditions combined, each once.
     public let conditions: [Condition]
@@ -20,10 +20,7 @@ public final class AndCondition: Condition, @unchecked Sendable {
         procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
         evaluateAll(conditions, procedure: procedure) { results in
-            if let failure = results.first(where: { $0.error != nil }) {
-                return completion(failure)
-            }
-            completion(.success(!results.isEmpty && results.allSatisfy { $0.value == true }))
+            completion(results.allSatisfied)
         }
     }
 }
@@ -49,11 +46,7 @@ public final class OrCondition: Condition, @unchecked Sendable {
         procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
         evaluateAll(conditions, procedure: procedure) { results in
-            if results.contains(where: { $0.value == true }) { return completion(.success(true)) }
-            if let failure = results.first(where: { $0.error != nil }) {
-                return completion(failure)
-            }
-            completion(.success(false))
+            completion(results.anySatisfied)
         }
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
 
-/// The result of evaluating a condition: `.success(true)` lets the procedure run,
-/// `.success(false)` skips it (cancelled without an error), `.failure(error)` cancels it with a
-/// ``ProcedureKitError/Context/conditionFailed`` error wrapping `error`.
+/// The result of evaluating a condition: `.success(true)` is satisfied; `.success(false)` is
+/// "ignored", as in the original: it does not count beside a satisfied condition, and skips the
+/// procedure (cancelled without an error) only when every condition answers it;
+/// `.failure(error)` cancels the procedure with a ``ProcedureKitError/Context/conditionFailed``
+/// error wrapping `error`.
 public typealias ConditionResult = ProcedureResult<Bool>
 
 /// A requirement a procedure must meet before it executes.

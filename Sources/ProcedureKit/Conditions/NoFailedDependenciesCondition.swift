@@ -4,13 +4,14 @@ import Foundation
 ///
 /// A dependency that finished with an error fails the condition with `dependenciesFailed`. A
 /// cancelled dependency fails it with `dependenciesCancelled`, or, with
-/// `ignoreCancellations`, skips the procedure without an error.
+/// `ignoreCancellations`, makes it answer `false` ("ignored": the procedure is skipped, without
+/// an error, unless another condition is satisfied).
 public final class NoFailedDependenciesCondition: Condition, @unchecked Sendable {
-    /// Whether cancelled dependencies skip the procedure rather than fail it.
+    /// Whether cancelled dependencies make the condition answer `false` rather than fail.
     public let ignoreCancellations: Bool
 
     /// A condition that fails when a dependency failed or was cancelled; with
-    /// `ignoreCancellations`, a cancelled dependency skips the procedure instead.
+    /// `ignoreCancellations`, a cancelled dependency makes it answer `false` instead.
     public init(ignoreCancellations: Bool = false) {
         self.ignoreCancellations = ignoreCancellations
         super.init()

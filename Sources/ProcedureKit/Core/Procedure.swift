@@ -710,18 +710,15 @@ open class Procedure: Operation, @unchecked Sendable {
     }
 
     private func conditionsDidEvaluate(_ results: [ConditionResult], conditions: [Condition]) {
-        for result in results {
-            if case .failure(let error) = result {
-                cancel(with: ProcedureKitError.conditionFailed(with: error))
-                return
-            }
-        }
-        if results.contains(where: { $0.value == false }) {
-            // A false condition is not an error: the procedure is skipped ("ignored").
+        switch results.allSatisfied {
+        case .failure(let error):
+            cancel(with: ProcedureKitError.conditionFailed(with: error))
+        case .success(false):
+            // Every condition answered false ("ignored"): skipped, without an error.
             cancel()
-            return
+        case .success(true):
+            _ = requestExclusivity(markReady: true, conditions: conditions)
         }
-        _ = requestExclusivity(markReady: true, conditions: conditions)
     }
 
     private func requestExclusivity(markReady: Bool, conditions: [Condition]) -> Bool {

@@ -1,7 +1,8 @@
 import Foundation
 import ProcedureKit
 
-/// A step's `when`, evaluated as a ProcedureKit condition: false skips the step.
+/// A step's `when`, evaluated as a ProcedureKit condition: false skips the step — the
+/// condition fails with ``ConditionIsFalse``, which the step's outcome reads as a skip.
 ///
 /// `all` and `any` evaluate their parts in order and stop at the first that decides. Commands
 /// run as the step's commands do — in their own process group, registered with the run — and
@@ -62,9 +63,13 @@ final class WorkflowCondition: Condition, @unchecked Sendable {
         let started = Date()
         let deadline = settings.timeout.map { started.addingTimeInterval($0) }
         evaluate(condition, deadline: deadline) { [onEvaluated, reason] result, why in
-            if case .success(false) = result { reason.withLock { $0 = why } }
+            guard case .success(false) = result else {
+                onEvaluated(started)
+                return completion(result)
+            }
+            reason.withLock { $0 = why }
             onEvaluated(started)
-            completion(result)
+            completion(.failure(ConditionIsFalse(reason: why)))
         }
     }
 
