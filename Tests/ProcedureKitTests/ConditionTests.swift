@@ -41,8 +41,8 @@ struct ConditionTests {
         #expect(procedure.status == .finished)
     }
 
-    @Test func aFalseConditionSkipsWithoutAnError() {
-        let procedure = run(FalseCondition())
+    @Test func aConditionAnsweringFalseSkipsWithoutAnError() {
+        let procedure = run(BlockCondition { false })
         #expect(!procedure.didExecute)
         #expect(procedure.isCancelled)
         #expect(procedure.error == nil)
@@ -168,11 +168,11 @@ struct ConditionTests {
     }
 
     @Test(arguments: [
-        (ConditionResult.success(true), "false"),
+        (ConditionResult.success(true), "failure"),
         (.success(false), "true"),
         (.failure(TestError()), "failure"),
     ])
-    func negatedConditionInvertsTrueAndFalseAndKeepsFailures(
+    func negatedConditionFailsWhenSatisfiedAndIsSatisfiedWhenFalse(
         inner: ConditionResult, expected: String
     ) {
         let negated = NegatedCondition(FixedCondition(inner))

@@ -1,4 +1,5 @@
-/// Inverts another condition: satisfied when it is not, and not satisfied when it is.
+/// Inverts another condition: satisfied when it answers `false`; failing, with
+/// ``ProcedureKitError/conditionFailed(with:)``, when it is satisfied, as the original's does.
 ///
 /// A failure of the inner condition stays a failure: an error while evaluating is not a
 /// "no". (ProcedureKit on Apple platforms turned failures into success; a workflow whose
@@ -20,7 +21,8 @@ public final class NegatedCondition: Condition, @unchecked Sendable {
     ) {
         condition.evaluate(procedure: procedure) { result in
             switch result {
-            case .success(let satisfied): completion(.success(!satisfied))
+            case .success(true): completion(.failure(ProcedureKitError.conditionFailed()))
+            case .success(false): completion(.success(true))
             case .failure(let error): completion(.failure(error))
             }
         }

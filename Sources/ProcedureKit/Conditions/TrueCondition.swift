@@ -13,7 +13,9 @@ public final class TrueCondition: Condition, @unchecked Sendable {
     }
 }
 
-/// A condition that is never satisfied: the procedure is skipped (cancelled without an error).
+/// A condition that always fails, with ``ProcedureKitError/conditionFailed(with:)``, as the
+/// original's does: the procedure is cancelled with an error. (To skip a procedure without an
+/// error, answer `false`, as `BlockCondition { false }` does.)
 public final class FalseCondition: Condition, @unchecked Sendable {
     // @unchecked Sendable: it adds no stored property to Condition, which is Sendable.
     public override init() {
@@ -24,6 +26,6 @@ public final class FalseCondition: Condition, @unchecked Sendable {
     public override func evaluate(
         procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
-        completion(.success(false))
+        completion(.failure(ProcedureKitError.conditionFailed()))
     }
 }
