@@ -38,6 +38,6 @@ struct IgnoredConditionResultTests {
         let failing = FixedCondition(.failure(TestError(tag: "failed")))
         let procedure = run(FixedCondition(.success(false)), TrueCondition(), failing)
         #expect(!procedure.didExecute)
-        #expect((procedure.error as? ProcedureKitError)?.context == .conditionFailed)
+        #expect(procedure.error as? TestError == TestError(tag: "failed"))
     }
 }

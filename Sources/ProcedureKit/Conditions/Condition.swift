@@ -3,8 +3,9 @@ import Foundation
 /// The result of evaluating a condition: `.success(true)` is satisfied; `.success(false)` is
 /// "ignored", as in the original: it does not count beside a satisfied condition, and skips the
 /// procedure (cancelled without an error) only when every condition answers it;
-/// `.failure(error)` cancels the procedure with a ``ProcedureKitError/Context/conditionFailed``
-/// error wrapping `error`.
+/// `.failure(error)` cancels the procedure with `error` as it is, as in the original (the
+/// conditions provided fail with ``ProcedureKitError`` values: `conditionFailed`,
+/// `dependenciesFailed`, `dependenciesCancelled`).
 public typealias ConditionResult = ProcedureResult<Bool>
 
 /// A requirement a procedure must meet before it executes.

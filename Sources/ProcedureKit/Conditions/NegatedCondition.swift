@@ -1,9 +1,6 @@
-/// Inverts another condition: satisfied when it answers `false`; failing, with
-/// ``ProcedureKitError/conditionFailed(with:)``, when it is satisfied, as the original's does.
-///
-/// A failure of the inner condition stays a failure: an error while evaluating is not a
-/// "no". (ProcedureKit on Apple platforms turned failures into success; a workflow whose
-/// `not` condition hit an error should fail, not run.)
+/// Inverts another condition, as the original's does: failing, with
+/// ``ProcedureKitError/conditionFailed(with:)``, when it is satisfied; satisfied when it fails
+/// or answers `false`, so that `!FalseCondition()` lets the procedure run.
 public final class NegatedCondition: Condition, @unchecked Sendable {
     /// The condition being inverted.
     public let condition: Condition
@@ -22,8 +19,7 @@ public final class NegatedCondition: Condition, @unchecked Sendable {
         condition.evaluate(procedure: procedure) { result in
             switch result {
             case .success(true): completion(.failure(ProcedureKitError.conditionFailed()))
-            case .success(false): completion(.success(true))
-            case .failure(let error): completion(.failure(error))
+            case .success(false), .failure: completion(.success(true))
             }
         }
     }

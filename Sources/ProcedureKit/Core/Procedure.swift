@@ -712,7 +712,8 @@ open class Procedure: Operation, @unchecked Sendable {
     private func conditionsDidEvaluate(_ results: [ConditionResult], conditions: [Condition]) {
         switch results.allSatisfied {
         case .failure(let error):
-            cancel(with: ProcedureKitError.conditionFailed(with: error))
+            // The condition's error as it is, as in the original.
+            cancel(with: error)
         case .success(false):
             // Every condition answered false ("ignored"): skipped, without an error.
             cancel()

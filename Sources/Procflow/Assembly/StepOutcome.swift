@@ -45,9 +45,6 @@ public enum StepOutcome: Sendable, Equatable {
         case let library as ProcedureKitError:
             switch library.context {
             case .conditionFailed:
-                if library.error is ConditionIsFalse { return .skippedByCondition }
-                if let skip = library.error as? SkipReason { return .skipped(skip.message) }
-                if let stop = library.error as? RunCancellation { return .cancelled(stop.message) }
                 return .failed(
                     "its condition failed: \(library.error.map { "\($0)" } ?? "no reason given")",
                     stderrTail: [])
