@@ -83,6 +83,22 @@ open class Condition: @unchecked Sendable {
         produceDependency(dependency)
     }
 
+    /// Stops waiting for `operation`, and stops producing it: it is removed from both
+    /// ``dependencies`` and ``producedDependencies``.
+    public final func removeDependency(_ operation: Operation) {
+        removeDependencies([operation])
+    }
+
+    /// Stops waiting for, and producing, each of `operations`.
+    public final func removeDependencies(_ operations: [Operation]) {
+        configuration.withLock { configuration in
+            for operation in operations {
+                configuration.dependencies.removeAll { $0 === operation }
+                configuration.producedDependencies.removeAll { $0 === operation }
+            }
+        }
+    }
+
     /// Makes the procedure this condition is attached to mutually exclusive with every other
     /// procedure in `mutuallyExclusiveCategory`.
     public final func addToAttachedProcedure(mutuallyExclusiveCategory: String) {
@@ -131,11 +147,9 @@ open class Condition: @unchecked Sendable {
 extension Condition {
     /// Copies another condition's dependencies and categories into this one, for conditions
     /// built from others.
-    func adopt(_ condition: Condition, producing: Bool = true) {
+    func adopt(_ condition: Condition) {
         for dependency in condition.dependencies { addDependency(dependency) }
-        if producing {
-            for dependency in condition.producedDependencies { produceDependency(dependency) }
-        }
+        for dependency in condition.producedDependencies { produceDependency(dependency) }
         for category in condition.mutuallyExclusiveCategories {
             addToAttachedProcedure(
                 sharedCategory: category, limit: condition.limit(of: category),

@@ -1,17 +1,19 @@
 /// Evaluates another condition without producing its dependencies.
 ///
 /// Use it to ask "is this already so?" without making it so: a condition that produces an
-/// operation to satisfy itself is evaluated as things stand.
+/// operation to satisfy itself is evaluated as things stand. As in the original, the wrapped
+/// condition's produced dependencies are removed from it.
 public final class SilentCondition: Condition, @unchecked Sendable {
     /// The condition evaluated silently.
     public let condition: Condition
 
-    /// Wraps `condition`, keeping its waited-for dependencies and categories but not the
+    /// Wraps `condition`, keeping its waited-for dependencies and categories, and removes the
     /// dependencies it produces.
     public init(_ condition: Condition) {
+        condition.removeDependencies(condition.producedDependencies)
         self.condition = condition
         super.init()
-        adopt(condition, producing: false)
+        adopt(condition)
         name = "Silent<\(condition.name ?? String(describing: type(of: condition)))>"
     }
 
