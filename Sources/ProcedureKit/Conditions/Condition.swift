@@ -10,10 +10,12 @@ public typealias ConditionResult = ProcedureResult<Bool>
 
 /// A requirement a procedure must meet before it executes.
 ///
-/// Conditions are evaluated after the procedure's dependencies have finished, and after the
-/// condition's own dependencies: those added with ``addDependency(_:)`` (scheduled elsewhere)
+/// Conditions are evaluated after the procedure's dependencies have finished, each as soon as
+/// its own dependencies have: those added with ``addDependency(_:)`` (scheduled elsewhere)
 /// and those produced with ``produceDependency(_:)`` (added to the procedure's queue once its
-/// dependencies have finished). Subclasses override ``evaluate(procedure:completion:)``.
+/// dependencies have finished). As in the original, the first failure decides for all of the
+/// procedure's conditions, and the produced dependencies still running are then cancelled.
+/// Subclasses override ``evaluate(procedure:completion:)``.
 ///
 /// Configure a condition before attaching it to a procedure.
 open class Condition: @unchecked Sendable {
