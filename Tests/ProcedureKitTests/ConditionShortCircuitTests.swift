@@ -3,41 +3,6 @@ import Testing
 
 @testable import ProcedureKit
 
-/// A procedure that runs until it is cancelled, then finishes.
-private final class RunsUntilCancelled: Procedure, @unchecked Sendable {
-    let started = DispatchSemaphore(value: 0)
-
-    override func execute() {
-        started.signal()
-    }
-
-    override func procedureDidCancel(with error: (any Error)?) {
-        if isExecuting { finish() }
-    }
-}
-
-/// A condition that answers `result` on another thread once `gate` is signalled.
-private final class LaterCondition: Condition, @unchecked Sendable {
-    private let gate: DispatchSemaphore
-    private let result: ConditionResult
-
-    init(after gate: DispatchSemaphore, _ result: ConditionResult) {
-        self.gate = gate
-        self.result = result
-        super.init()
-    }
-
-    override func evaluate(
-        procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
-    ) {
-        DispatchQueue.global().async { [gate, result] in
-            gate.wait()
-            gate.signal()
-            completion(result)
-        }
-    }
-}
-
 /// Conditions are decided as soon as one fails, as in the original: the procedure does not wait
 /// for the dependencies other conditions produce, and those still running are cancelled (issue
 /// 26, item 7).

@@ -144,14 +144,29 @@ open class Condition: @unchecked Sendable {
                 ProcedureKitError.programmingError(
                     reason: "\(type(of: self)) does not override evaluate(procedure:completion:)")))
     }
+
+    /// Evaluates as part of `evaluation`: a compound condition evaluates its parts in a child
+    /// of it, waiting for each part's dependencies; any other condition evaluates as
+    /// ``evaluate(procedure:completion:)`` does.
+    func evaluate(
+        procedure: Procedure, within evaluation: ConditionEvaluation,
+        completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        evaluate(procedure: procedure, completion: completion)
+    }
 }
 
 extension Condition {
     /// Copies another condition's dependencies and categories into this one, for conditions
-    /// built from others.
+    /// that wrap another.
     func adopt(_ condition: Condition) {
         for dependency in condition.dependencies { addDependency(dependency) }
         for dependency in condition.producedDependencies { produceDependency(dependency) }
+        adoptCategories(of: condition)
+    }
+
+    /// Copies another condition's categories into this one, for conditions built from others.
+    func adoptCategories(of condition: Condition) {
         for category in condition.mutuallyExclusiveCategories {
             addToAttachedProcedure(
                 sharedCategory: category, limit: condition.limit(of: category),

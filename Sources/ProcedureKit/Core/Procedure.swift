@@ -686,7 +686,7 @@ open class Procedure: Operation, @unchecked Sendable {
     /// has been cancelled.
     private func evaluate(_ conditions: [Condition], producingOn queue: ProcedureQueue) {
         let evaluation = ConditionEvaluation(
-            count: conditions.count, procedure: self, queue: queue
+            .all, count: conditions.count, procedure: self, queue: queue
         ) { [self] result in
             conditionsDidEvaluate(result, conditions: conditions)
         }
