@@ -678,7 +678,9 @@ open class Procedure: Operation, @unchecked Sendable {
         guard !conditions.isEmpty else {
             return requestExclusivity(markReady: markReady, conditions: [])
         }
-        post(.work { [self] in evaluate(conditions, producingOn: queue) })
+        queue.evaluateUnlessSuspended { [self] in
+            post(.work { [self] in evaluate(conditions, producingOn: queue) })
+        }
         return false
     }
 
