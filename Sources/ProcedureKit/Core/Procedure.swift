@@ -159,12 +159,11 @@ open class Procedure: Operation, @unchecked Sendable {
         set { protected.withLock { $0.name = newValue } }
     }
 
-    /// The error the procedure finished with, once it is finishing.
-    ///
-    /// Settled when the procedure starts to finish, so that will-finish hooks and observers see
-    /// it; `nil` before, even after `cancel(with:)`, whose error becomes this one then.
+    /// The error the procedure failed with: the one given to `cancel(with:)` from that moment,
+    /// as in the original; otherwise the one it finishes with, from the moment it starts to
+    /// finish, so that will-finish hooks and observers see it.
     public final var error: (any Error)? {
-        protected.withLock { $0.error }
+        protected.withLock { $0.state >= .finishing ? $0.error : $0.cancelError }
     }
 
     /// Whether the procedure has been cancelled.
@@ -191,13 +190,11 @@ open class Procedure: Operation, @unchecked Sendable {
         protected.withLock { $0.state != .initialized }
     }
 
-    /// Whether the procedure finished with an error: true from the moment it starts to finish
-    /// with one, when ``error`` is settled, as will-finish hooks and observers see.
-    ///
-    /// Right after `cancel(with: error)` it is still false: the procedure has not finished yet.
-    /// Read ``isCancelled``, which is true at once.
+    /// Whether the procedure failed: ``error`` is not `nil`. True at once after
+    /// `cancel(with:)` an error, as in the original, and from the moment the procedure starts
+    /// to finish with one.
     public final var failed: Bool {
-        protected.withLock { $0.error != nil }
+        error != nil
     }
 
     /// Where the procedure is in its life, as one value.
