@@ -174,3 +174,15 @@ extension Condition {
         }
     }
 }
+
+extension Condition: Hashable {
+    /// Two conditions are equal when they are the same instance, as in the original.
+    public static func == (lhs: Condition, rhs: Condition) -> Bool {
+        lhs === rhs
+    }
+
+    /// Hashes the instance's identity.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+}

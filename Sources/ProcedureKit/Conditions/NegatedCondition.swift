@@ -16,11 +16,22 @@ public final class NegatedCondition: Condition, @unchecked Sendable {
     public override func evaluate(
         procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
-        condition.evaluate(procedure: procedure) { result in
-            switch result {
-            case .success(true): completion(.failure(ProcedureKitError.conditionFailed()))
-            case .success(false), .failure: completion(.success(true))
-            }
+        condition.evaluate(procedure: procedure) { completion(Self.negation(of: $0)) }
+    }
+
+    override func evaluate(
+        procedure: Procedure, within evaluation: ConditionEvaluation,
+        completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        condition.evaluate(procedure: procedure, within: evaluation) {
+            completion(Self.negation(of: $0))
+        }
+    }
+
+    private static func negation(of result: ConditionResult) -> ConditionResult {
+        switch result {
+        case .success(true): return .failure(ProcedureKitError.conditionFailed())
+        case .success(false), .failure: return .success(true)
         }
     }
 }

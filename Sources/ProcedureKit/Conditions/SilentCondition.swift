@@ -22,4 +22,11 @@ public final class SilentCondition: Condition, @unchecked Sendable {
     ) {
         condition.evaluate(procedure: procedure, completion: completion)
     }
+
+    override func evaluate(
+        procedure: Procedure, within evaluation: ConditionEvaluation,
+        completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        condition.evaluate(procedure: procedure, within: evaluation, completion: completion)
+    }
 }
