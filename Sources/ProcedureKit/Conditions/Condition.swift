@@ -26,6 +26,7 @@ open class Condition: @unchecked Sendable {
         var dependencies: [Operation] = []
         var producedDependencies: [Operation] = []
         var mutuallyExclusiveCategories: Set<String> = []
+        var dependencyRequirements: DependencyRequirements = []
         /// How many places a shared category has, where it is not one.
         var categoryLimits: [String: Int] = [:]
         /// How many places of a shared category the procedure takes, where it is not one.
@@ -53,6 +54,13 @@ open class Condition: @unchecked Sendable {
     /// dependencies finish, and finished before evaluation.
     public var producedDependencies: [Operation] {
         configuration.withLock { $0.producedDependencies }
+    }
+
+    /// What the condition requires of its dependencies once they have finished, checked before
+    /// it is evaluated; nothing by default. See ``DependencyRequirements``.
+    public var dependencyRequirements: DependencyRequirements {
+        get { configuration.withLock { $0.dependencyRequirements } }
+        set { configuration.withLock { $0.dependencyRequirements = newValue } }
     }
 
     /// Categories in which at most one procedure may execute at a time.

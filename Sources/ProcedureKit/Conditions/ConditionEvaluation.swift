@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Each condition waits for its own dependencies — those added with
 /// ``Condition/addDependency(_:)``, and those it produces, which are added to the procedure's
-/// queue as the evaluation starts — and is then evaluated, in turn with the procedure's other
+/// queue as the evaluation starts — and, if they meet its dependency requirements, is then
+/// evaluated, in turn with the procedure's other
 /// callbacks; one without dependencies is evaluated at once. A compound condition evaluates its
 /// parts in an evaluation of their own, a child of this one. The results combine as
 /// `allSatisfied` (a procedure's conditions, an ``AndCondition``) or `anySatisfied` (an
@@ -112,7 +113,13 @@ final class ConditionEvaluation: Sendable {
             return true
         }
         FinishCountdown.wait(for: waits) { [self] in
-            procedure.post(.work { [self] in evaluate(condition, at: index) })
+            procedure.post(
+                .work { [self] in
+                    if let unmet = condition.unmetDependencyRequirement() {
+                        return decide(.failure(unmet), at: index)
+                    }
+                    evaluate(condition, at: index)
+                })
         }
         if !produced.isEmpty { queue.addOperations(produced) }
         return true

@@ -10,7 +10,7 @@ public final class IgnoredCondition: Condition, @unchecked Sendable {
         self.condition = condition
         super.init()
         adopt(condition)
-        name = "Ignored<\(condition.name ?? String(describing: type(of: condition)))>"
+        name = "Ignored<\(condition.displayName)>"
     }
 
     public override func evaluate(

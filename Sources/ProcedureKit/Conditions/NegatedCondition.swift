@@ -10,7 +10,7 @@ public final class NegatedCondition: Condition, @unchecked Sendable {
         self.condition = condition
         super.init()
         adopt(condition)
-        name = "Not<\(condition.name ?? String(describing: type(of: condition)))>"
+        name = "Not<\(condition.displayName)>"
     }
 
     public override func evaluate(

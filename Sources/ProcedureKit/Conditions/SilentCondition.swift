@@ -14,7 +14,7 @@ public final class SilentCondition: Condition, @unchecked Sendable {
         self.condition = condition
         super.init()
         adopt(condition)
-        name = "Silent<\(condition.name ?? String(describing: type(of: condition)))>"
+        name = "Silent<\(condition.displayName)>"
     }
 
     public override func evaluate(
