@@ -9,10 +9,11 @@ import Synchronization
 /// ``ProcedureQueue`` (or a ``GroupProcedure``) to run it.
 ///
 /// A procedure moves through initialized → pending → executing → finishing → finished. While
-/// pending it waits, in order, for its dependencies, for its conditions (each evaluated once its
-/// own dependencies, those it produces included, have finished; one failing decides for all),
-/// for the mutual-exclusion categories it needs, and for a free slot in its queue. The first `cancel` wins; the first `finish` wins; an error given to
-/// `cancel` beats one given to a later `finish`. A procedure cancelled before it starts never
+/// pending it waits, in order, for its dependencies, for its conditions (each evaluated once
+/// its own dependencies, those it produces included, have finished; one failing decides for
+/// all), for the mutual-exclusion categories it needs, and for a free slot in its queue. The
+/// first `cancel` wins; the first `finish` wins; an error given to `cancel` beats one given to
+/// a later `finish`. A procedure cancelled before it starts never
 /// runs `execute()` and finishes without waiting, unless it disables automatic finishing (see
 /// ``init(disableAutomaticFinishing:)``).
 ///
