@@ -54,4 +54,18 @@ struct ConditionAPITests {
         #expect(condition != TrueCondition())
         #expect(Set<Condition>([condition, alias]).count == 1)
     }
+
+    @Test func compoundConditionsAreMadeWithAPredicate() {
+        let and = CompoundCondition(andPredicateWith: [
+            IgnoredCondition(FalseCondition()), TrueCondition(),
+        ])
+        #expect(run(and).didExecute)
+        #expect(
+            !run(CompoundCondition(andPredicateWith: [TrueCondition(), FalseCondition()]))
+                .didExecute)
+        #expect(
+            run(CompoundCondition(orPredicateWith: [FalseCondition(), TrueCondition()])).didExecute)
+        let failing = run(CompoundCondition(orPredicateWith: [FalseCondition()]))
+        #expect(failing.error as? ProcedureKitError == .conditionFailed())
+    }
 }

@@ -1,74 +1,80 @@
-/// Satisfied when none of its conditions fails and at least one is satisfied.
+/// Conditions combined with "and" or "or", as the original's `CompoundCondition` combines
+/// them; ``AndCondition`` and ``OrCondition`` are the two kinds by name.
 ///
-/// Each condition is evaluated once its own dependencies have finished, and the first failure
-/// decides at once, as in the original: conditions still waiting are not evaluated, and the
-/// dependencies they produced are cancelled if still running. A `false` ("ignored", as
-/// ``IgnoredCondition`` answers) does not count beside a `true`: the whole is `false` only when
-/// every condition is — or when there is none, so that an empty `AndCondition` skips the
-/// procedure. A condition given twice is evaluated once.
-public final class AndCondition: Condition, @unchecked Sendable {
+/// The parts' dependencies stay theirs, as in the original: each part is evaluated once its own
+/// dependencies have finished, and the first result that settles the whole decides at once —
+/// a failure for "and", a `true` for "or" —: parts still waiting are not evaluated, and the
+/// dependencies they produced are cancelled if still running. The parts' categories apply to
+/// the procedure. A condition given twice is evaluated once.
+open class CompoundCondition: Condition, @unchecked Sendable {
+    // @unchecked Sendable: the stored properties are constants.
+
     /// The conditions combined, each once.
     public let conditions: [Condition]
+    private let combination: ConditionEvaluation.Combination
 
-    /// Combines `conditions`. Their dependencies stay theirs, as in the original: each is
-    /// evaluated once its own have finished. Their categories apply to the procedure.
-    public init(_ conditions: [Condition]) {
-        self.conditions = conditions.removingDuplicates()
+    /// Satisfied when none of `conditions` fails and at least one is satisfied: a `false`
+    /// ("ignored", as ``IgnoredCondition`` answers) does not count beside a `true`, and the
+    /// whole is `false` only when every condition is — or when there is none, so that an empty
+    /// one skips the procedure.
+    public init<S: Sequence<Condition>>(andPredicateWith conditions: S) {
+        self.conditions = Array(conditions).removingDuplicates()
+        combination = .all
         super.init()
-        for condition in conditions { adoptCategories(of: condition) }
-        name = "And"
+        setUp(name: "And")
     }
 
-    public override func evaluate(
+    /// Satisfied when any one of `conditions` is; otherwise the first failure, in the order
+    /// given; otherwise `false`.
+    public init<S: Sequence<Condition>>(orPredicateWith conditions: S) {
+        self.conditions = Array(conditions).removingDuplicates()
+        combination = .any
+        super.init()
+        setUp(name: "Or")
+    }
+
+    private func setUp(name: String) {
+        for condition in conditions { adoptCategories(of: condition) }
+        self.name = name
+    }
+
+    public final override func evaluate(
         procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
         let evaluation = ConditionEvaluation(
-            .all, count: conditions.count, procedure: procedure,
+            combination, count: conditions.count, procedure: procedure,
             queue: procedure.queue ?? ProcedureQueue(), completion: completion)
         evaluation.start(conditions)
     }
 
-    override func evaluate(
+    final override func evaluate(
         procedure: Procedure, within evaluation: ConditionEvaluation,
         completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
-        evaluation.child(.all, count: conditions.count, completion: completion).start(conditions)
+        evaluation.child(combination, count: conditions.count, completion: completion)
+            .start(conditions)
     }
 }
 
-/// Satisfied when any one of its conditions is.
-///
-/// Each condition is evaluated once its own dependencies have finished, and the first `true`
-/// decides at once, as in the original: conditions still waiting are not evaluated, and the
-/// dependencies they produced are cancelled if still running. Otherwise the first failure, in
-/// the order given, wins; otherwise it is `false`. A condition given twice is evaluated once.
-public final class OrCondition: Condition, @unchecked Sendable {
-    /// The conditions combined, each once.
-    public let conditions: [Condition]
+/// Satisfied when none of its conditions fails and at least one is satisfied (see
+/// ``CompoundCondition/init(andPredicateWith:)``).
+public final class AndCondition: CompoundCondition, @unchecked Sendable {
+    // @unchecked Sendable: it adds no stored property to CompoundCondition.
 
-    /// Combines `conditions`. Their dependencies stay theirs, as in the original: each is
-    /// evaluated once its own have finished. Their categories apply to the procedure.
+    /// Combines `conditions` with "and".
     public init(_ conditions: [Condition]) {
-        self.conditions = conditions.removingDuplicates()
-        super.init()
-        for condition in conditions { adoptCategories(of: condition) }
-        name = "Or"
+        super.init(andPredicateWith: conditions)
     }
+}
 
-    public override func evaluate(
-        procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
-    ) {
-        let evaluation = ConditionEvaluation(
-            .any, count: conditions.count, procedure: procedure,
-            queue: procedure.queue ?? ProcedureQueue(), completion: completion)
-        evaluation.start(conditions)
-    }
+/// Satisfied when any one of its conditions is (see
+/// ``CompoundCondition/init(orPredicateWith:)``).
+public final class OrCondition: CompoundCondition, @unchecked Sendable {
+    // @unchecked Sendable: it adds no stored property to CompoundCondition.
 
-    override func evaluate(
-        procedure: Procedure, within evaluation: ConditionEvaluation,
-        completion: @escaping @Sendable (ConditionResult) -> Void
-    ) {
-        evaluation.child(.any, count: conditions.count, completion: completion).start(conditions)
+    /// Combines `conditions` with "or".
+    public init(_ conditions: [Condition]) {
+        super.init(orPredicateWith: conditions)
     }
 }
 
