@@ -145,7 +145,7 @@ struct BatchProcedureTests {
     @Test func byDefaultElementsSkippedWithoutAnErrorAreLeftOut() async {
         let batch = BatchProcedure<TransformProcedure<Int, Int>> { _, element in
             let procedure = TransformProcedure<Int, Int> { $0 }
-            if element < 0 { procedure.addCondition(FalseCondition()) }
+            if element < 0 { procedure.addCondition(BlockCondition { false }) }
             return procedure
         }
         batch.input = .ready([1, -1, 2])

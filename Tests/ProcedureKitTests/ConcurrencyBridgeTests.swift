@@ -22,7 +22,7 @@ struct ConcurrencyBridgeTests {
 
     @Test func aSkippedProcedureThrowsCancellationError() async {
         let procedure = ResultProcedure { 1 }
-        procedure.addCondition(FalseCondition())
+        procedure.addCondition(BlockCondition { false })
         await #expect(throws: CancellationError.self) {
             try await ProcedureQueue().run(procedure)
         }

@@ -4,10 +4,12 @@ import Testing
 
 @testable import ProcedureKit
 
-@Suite("failed and error settle as the procedure starts to finish")
+/// `cancel(with:)` fails the procedure at once, as in the original (issue 26, item 10); a
+/// finishing error is settled as the procedure starts to finish.
+@Suite("failed and error")
 struct FailureReportingTests {
 
-    @Test func cancellingWithAnErrorIsReportedOnceTheProcedureFinishes() async {
+    @Test func cancellingWithAnErrorFailsTheProcedureAtOnce() async {
         let seen = Recorder<String>()
         let procedure = GatedProcedure()
         procedure.addWillFinishBlockObserver { procedure, _ in
@@ -17,8 +19,8 @@ struct FailureReportingTests {
         procedure.started.wait()
         procedure.cancel(with: TestError(tag: "stop"))
         #expect(procedure.isCancelled)
-        #expect(!procedure.failed)
-        #expect(procedure.error == nil)
+        #expect(procedure.failed)
+        #expect(procedure.error as? TestError == TestError(tag: "stop"))
         procedure.release()
         await waitForFinish(procedure)
         #expect(seen.all == ["will finish: failed true"])

@@ -10,6 +10,16 @@ struct ProcedureKitErrorTests {
             ProcedureKitError.conditionFailed(), ProcedureKitError.Context.conditionFailed,
             "A condition failed."
         ),
+        (
+            .conditionDependenciesFailed(condition: TrueCondition(name: "ready")),
+            .conditionDependenciesFailed("ready"),
+            "A dependency of the condition ready failed."
+        ),
+        (
+            .conditionDependenciesCancelled(condition: TrueCondition(name: "ready")),
+            .conditionDependenciesCancelled("ready"),
+            "A dependency of the condition ready was cancelled."
+        ),
         (.dependenciesFailed(), .dependenciesFailed, "A dependency failed."),
         (.dependenciesCancelled(), .dependenciesCancelled, "A dependency was cancelled."),
         (

@@ -246,7 +246,7 @@ struct InjectionFromFinishedTests {
         waitForFinish(source)
         let receiver = TransformProcedure<Int, Int> { $0 }.injectResult(from: source)
         #expect(receiver.isCancelled)
-        #expect((receiver.error as? ProcedureKitError)?.context == nil)
+        #expect((receiver.error as? ProcedureKitError)?.context == .dependencyFinishedWithError)
         queue.addOperation(receiver)
         waitForFinish(receiver)
         #expect((receiver.error as? ProcedureKitError)?.context == .dependencyFinishedWithError)

@@ -71,7 +71,7 @@ struct RetryProcedureTests {
         let retry = RetryProcedure(maxAttempts: 3) { attempt in
             made.append(attempt)
             let procedure = FlakyAttempt(attempt: attempt, failures: 10)
-            procedure.addCondition(FalseCondition())
+            procedure.addCondition(BlockCondition { false })
             return procedure
         }
         ProcedureQueue().addOperation(retry)

@@ -1,5 +1,6 @@
-/// A condition decided by a block: `true` lets the procedure run, `false` skips it, and a
-/// thrown error fails the condition.
+/// A condition decided by a block: `true` is satisfied, `false` is "ignored" (it skips the
+/// procedure, without an error, unless another condition is satisfied), and a thrown error `e`
+/// fails the condition with ``ProcedureKitError/conditionFailed(with:)`` wrapping `e`.
 public final class BlockCondition: Condition, @unchecked Sendable {
     // @unchecked Sendable: its only stored property, a Sendable block, is a constant.
     private let block: @Sendable () throws -> Bool
@@ -17,7 +18,7 @@ public final class BlockCondition: Condition, @unchecked Sendable {
         do {
             completion(.success(try block()))
         } catch {
-            completion(.failure(error))
+            completion(.failure(ProcedureKitError.conditionFailed(with: error)))
         }
     }
 }

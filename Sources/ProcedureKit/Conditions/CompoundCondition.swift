@@ -1,60 +1,80 @@
-/// Satisfied when every one of its conditions is.
+/// Conditions combined with "and" or "or", as the original's `CompoundCondition` combines
+/// them; ``AndCondition`` and ``OrCondition`` are the two kinds by name.
 ///
-/// All conditions are evaluated. The first failure, in the order given, wins; otherwise any
-/// `false` makes the whole `false`. With no condition at all it is not satisfied: the
-/// procedure is skipped, as the original's empty compound condition skips it. A condition
-/// given twice is evaluated once.
-public final class AndCondition: Condition, @unchecked Sendable {
+/// The parts' dependencies stay theirs, as in the original: each part is evaluated once its own
+/// dependencies have finished, and the first result that settles the whole decides at once —
+/// a failure for "and", a `true` for "or" —: parts still waiting are not evaluated, and the
+/// dependencies they produced are cancelled if still running. The parts' categories apply to
+/// the procedure. A condition given twice is evaluated once.
+open class CompoundCondition: Condition, @unchecked Sendable {
+    // @unchecked Sendable: the stored properties are constants.
+
     /// The conditions combined, each once.
     public let conditions: [Condition]
+    private let combination: ConditionEvaluation.Combination
 
-    /// Combines `conditions`, keeping all their dependencies and categories.
-    public init(_ conditions: [Condition]) {
-        self.conditions = conditions.removingDuplicates()
+    /// Satisfied when none of `conditions` fails and at least one is satisfied: a `false`
+    /// ("ignored", as ``IgnoredCondition`` answers) does not count beside a `true`, and the
+    /// whole is `false` only when every condition is — or when there is none, so that an empty
+    /// one skips the procedure.
+    public init<S: Sequence<Condition>>(andPredicateWith conditions: S) {
+        self.conditions = Array(conditions).removingDuplicates()
+        combination = .all
         super.init()
-        for condition in conditions { adopt(condition) }
-        name = "And"
+        setUp(name: "And")
     }
 
-    public override func evaluate(
+    /// Satisfied when any one of `conditions` is; otherwise the first failure, in the order
+    /// given; otherwise `false`.
+    public init<S: Sequence<Condition>>(orPredicateWith conditions: S) {
+        self.conditions = Array(conditions).removingDuplicates()
+        combination = .any
+        super.init()
+        setUp(name: "Or")
+    }
+
+    private func setUp(name: String) {
+        for condition in conditions { adoptCategories(of: condition) }
+        self.name = name
+    }
+
+    public final override func evaluate(
         procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
-        evaluateAll(conditions, procedure: procedure) { results in
-            if let failure = results.first(where: { $0.error != nil }) {
-                return completion(failure)
-            }
-            completion(.success(!results.isEmpty && results.allSatisfy { $0.value == true }))
-        }
+        let evaluation = ConditionEvaluation(
+            combination, count: conditions.count, procedure: procedure,
+            queue: procedure.queue ?? ProcedureQueue(), completion: completion)
+        evaluation.start(conditions)
+    }
+
+    final override func evaluate(
+        procedure: Procedure, within evaluation: ConditionEvaluation,
+        completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        evaluation.child(combination, count: conditions.count, completion: completion)
+            .start(conditions)
     }
 }
 
-/// Satisfied when any one of its conditions is.
-///
-/// All conditions are evaluated. Any `true` makes the whole `true`; otherwise the first
-/// failure, in the order given, wins; otherwise it is `false`. A condition given twice is
-/// evaluated once.
-public final class OrCondition: Condition, @unchecked Sendable {
-    /// The conditions combined, each once.
-    public let conditions: [Condition]
+/// Satisfied when none of its conditions fails and at least one is satisfied (see
+/// ``CompoundCondition/init(andPredicateWith:)``).
+public final class AndCondition: CompoundCondition, @unchecked Sendable {
+    // @unchecked Sendable: it adds no stored property to CompoundCondition.
 
-    /// Combines `conditions`, keeping all their dependencies and categories.
+    /// Combines `conditions` with "and".
     public init(_ conditions: [Condition]) {
-        self.conditions = conditions.removingDuplicates()
-        super.init()
-        for condition in conditions { adopt(condition) }
-        name = "Or"
+        super.init(andPredicateWith: conditions)
     }
+}
 
-    public override func evaluate(
-        procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
-    ) {
-        evaluateAll(conditions, procedure: procedure) { results in
-            if results.contains(where: { $0.value == true }) { return completion(.success(true)) }
-            if let failure = results.first(where: { $0.error != nil }) {
-                return completion(failure)
-            }
-            completion(.success(false))
-        }
+/// Satisfied when any one of its conditions is (see
+/// ``CompoundCondition/init(orPredicateWith:)``).
+public final class OrCondition: CompoundCondition, @unchecked Sendable {
+    // @unchecked Sendable: it adds no stored property to CompoundCondition.
+
+    /// Combines `conditions` with "or".
+    public init(_ conditions: [Condition]) {
+        super.init(orPredicateWith: conditions)
     }
 }
 

@@ -1,16 +1,21 @@
 import Foundation
 
-/// The result of evaluating a condition: `.success(true)` lets the procedure run,
-/// `.success(false)` skips it (cancelled without an error), `.failure(error)` cancels it with a
-/// ``ProcedureKitError/Context/conditionFailed`` error wrapping `error`.
+/// The result of evaluating a condition: `.success(true)` is satisfied; `.success(false)` is
+/// "ignored", as in the original: it does not count beside a satisfied condition, and skips the
+/// procedure (cancelled without an error) only when every condition answers it;
+/// `.failure(error)` cancels the procedure with `error` as it is, as in the original (the
+/// conditions provided fail with ``ProcedureKitError`` values: `conditionFailed`,
+/// `dependenciesFailed`, `dependenciesCancelled`).
 public typealias ConditionResult = ProcedureResult<Bool>
 
 /// A requirement a procedure must meet before it executes.
 ///
-/// Conditions are evaluated after the procedure's dependencies have finished, and after the
-/// condition's own dependencies: those added with ``addDependency(_:)`` (scheduled elsewhere)
+/// Conditions are evaluated after the procedure's dependencies have finished, each as soon as
+/// its own dependencies have: those added with ``addDependency(_:)`` (scheduled elsewhere)
 /// and those produced with ``produceDependency(_:)`` (added to the procedure's queue once its
-/// dependencies have finished). Subclasses override ``evaluate(procedure:completion:)``.
+/// dependencies have finished). As in the original, the first failure decides for all of the
+/// procedure's conditions, and the produced dependencies still running are then cancelled.
+/// Subclasses override ``evaluate(procedure:completion:)``.
 ///
 /// Configure a condition before attaching it to a procedure.
 open class Condition: @unchecked Sendable {
@@ -21,6 +26,7 @@ open class Condition: @unchecked Sendable {
         var dependencies: [Operation] = []
         var producedDependencies: [Operation] = []
         var mutuallyExclusiveCategories: Set<String> = []
+        var dependencyRequirements: DependencyRequirements = []
         /// How many places a shared category has, where it is not one.
         var categoryLimits: [String: Int] = [:]
         /// How many places of a shared category the procedure takes, where it is not one.
@@ -48,6 +54,13 @@ open class Condition: @unchecked Sendable {
     /// dependencies finish, and finished before evaluation.
     public var producedDependencies: [Operation] {
         configuration.withLock { $0.producedDependencies }
+    }
+
+    /// What the condition requires of its dependencies once they have finished, checked before
+    /// it is evaluated; nothing by default. See ``DependencyRequirements``.
+    public var dependencyRequirements: DependencyRequirements {
+        get { configuration.withLock { $0.dependencyRequirements } }
+        set { configuration.withLock { $0.dependencyRequirements = newValue } }
     }
 
     /// Categories in which at most one procedure may execute at a time.
@@ -78,6 +91,22 @@ open class Condition: @unchecked Sendable {
     /// Runs `dependency` in the procedure's queue, and waits for it, before evaluating.
     public final func produce(dependency: Operation) {
         produceDependency(dependency)
+    }
+
+    /// Stops waiting for `operation`, and stops producing it: it is removed from both
+    /// ``dependencies`` and ``producedDependencies``.
+    public final func removeDependency(_ operation: Operation) {
+        removeDependencies([operation])
+    }
+
+    /// Stops waiting for, and producing, each of `operations`.
+    public final func removeDependencies(_ operations: [Operation]) {
+        configuration.withLock { configuration in
+            for operation in operations {
+                configuration.dependencies.removeAll { $0 === operation }
+                configuration.producedDependencies.removeAll { $0 === operation }
+            }
+        }
     }
 
     /// Makes the procedure this condition is attached to mutually exclusive with every other
@@ -123,20 +152,45 @@ open class Condition: @unchecked Sendable {
                 ProcedureKitError.programmingError(
                     reason: "\(type(of: self)) does not override evaluate(procedure:completion:)")))
     }
+
+    /// Evaluates as part of `evaluation`: a compound condition evaluates its parts in a child
+    /// of it, waiting for each part's dependencies; any other condition evaluates as
+    /// ``evaluate(procedure:completion:)`` does.
+    func evaluate(
+        procedure: Procedure, within evaluation: ConditionEvaluation,
+        completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        evaluate(procedure: procedure, completion: completion)
+    }
 }
 
 extension Condition {
     /// Copies another condition's dependencies and categories into this one, for conditions
-    /// built from others.
-    func adopt(_ condition: Condition, producing: Bool = true) {
+    /// that wrap another.
+    func adopt(_ condition: Condition) {
         for dependency in condition.dependencies { addDependency(dependency) }
-        if producing {
-            for dependency in condition.producedDependencies { produceDependency(dependency) }
-        }
+        for dependency in condition.producedDependencies { produceDependency(dependency) }
+        adoptCategories(of: condition)
+    }
+
+    /// Copies another condition's categories into this one, for conditions built from others.
+    func adoptCategories(of condition: Condition) {
         for category in condition.mutuallyExclusiveCategories {
             addToAttachedProcedure(
                 sharedCategory: category, limit: condition.limit(of: category),
                 weight: condition.weight(of: category))
         }
+    }
+}
+
+extension Condition: Hashable {
+    /// Two conditions are equal when they are the same instance, as in the original.
+    public static func == (lhs: Condition, rhs: Condition) -> Bool {
+        lhs === rhs
+    }
+
+    /// Hashes the instance's identity.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
     }
 }

@@ -1,8 +1,6 @@
-/// Inverts another condition: satisfied when it is not, and not satisfied when it is.
-///
-/// A failure of the inner condition stays a failure: an error while evaluating is not a
-/// "no". (ProcedureKit on Apple platforms turned failures into success; a workflow whose
-/// `not` condition hit an error should fail, not run.)
+/// Inverts another condition, as the original's does: failing, with
+/// ``ProcedureKitError/conditionFailed(with:)``, when it is satisfied; satisfied when it fails
+/// or answers `false`, so that `!FalseCondition()` lets the procedure run.
 public final class NegatedCondition: Condition, @unchecked Sendable {
     /// The condition being inverted.
     public let condition: Condition
@@ -12,17 +10,28 @@ public final class NegatedCondition: Condition, @unchecked Sendable {
         self.condition = condition
         super.init()
         adopt(condition)
-        name = "Not<\(condition.name ?? String(describing: type(of: condition)))>"
+        name = "Not<\(condition.displayName)>"
     }
 
     public override func evaluate(
         procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
-        condition.evaluate(procedure: procedure) { result in
-            switch result {
-            case .success(let satisfied): completion(.success(!satisfied))
-            case .failure(let error): completion(.failure(error))
-            }
+        condition.evaluate(procedure: procedure) { completion(Self.negation(of: $0)) }
+    }
+
+    override func evaluate(
+        procedure: Procedure, within evaluation: ConditionEvaluation,
+        completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        condition.evaluate(procedure: procedure, within: evaluation) {
+            completion(Self.negation(of: $0))
+        }
+    }
+
+    private static func negation(of result: ConditionResult) -> ConditionResult {
+        switch result {
+        case .success(true): return .failure(ProcedureKitError.conditionFailed())
+        case .success(false), .failure: return .success(true)
         }
     }
 }

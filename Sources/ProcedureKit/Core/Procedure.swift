@@ -9,10 +9,11 @@ import Synchronization
 /// ``ProcedureQueue`` (or a ``GroupProcedure``) to run it.
 ///
 /// A procedure moves through initialized → pending → executing → finishing → finished. While
-/// pending it waits, in order, for its dependencies, for the dependencies its conditions
-/// produce, for its conditions, for the mutual-exclusion categories it needs, and for a free
-/// slot in its queue. The first `cancel` wins; the first `finish` wins; an error given to
-/// `cancel` beats one given to a later `finish`. A procedure cancelled before it starts never
+/// pending it waits, in order, for its dependencies, for its conditions (each evaluated once
+/// its own dependencies, those it produces included, have finished; one failing decides for
+/// all), for the mutual-exclusion categories it needs, and for a free slot in its queue. The
+/// first `cancel` wins; the first `finish` wins; an error given to `cancel` beats one given to
+/// a later `finish`. A procedure cancelled before it starts never
 /// runs `execute()` and finishes without waiting, unless it disables automatic finishing (see
 /// ``init(disableAutomaticFinishing:)``).
 ///
@@ -39,6 +40,8 @@ open class Procedure: Operation, @unchecked Sendable {
         var name: String?
         var observers: [any ProcedureObserver] = []
         var conditions: [Condition] = []
+        /// The evaluation of the conditions under way, cancelled if the procedure is.
+        var conditionEvaluation: ConditionEvaluation?
         var dependencies: [Operation] = []
         /// Whoever waits for this procedure to finish; emptied when it does.
         var waiters: [any DependencyWaiter] = []
@@ -157,12 +160,11 @@ open class Procedure: Operation, @unchecked Sendable {
         set { protected.withLock { $0.name = newValue } }
     }
 
-    /// The error the procedure finished with, once it is finishing.
-    ///
-    /// Settled when the procedure starts to finish, so that will-finish hooks and observers see
-    /// it; `nil` before, even after `cancel(with:)`, whose error becomes this one then.
+    /// The error the procedure failed with: the one given to `cancel(with:)` from that moment,
+    /// as in the original; otherwise the one it finishes with, from the moment it starts to
+    /// finish, so that will-finish hooks and observers see it.
     public final var error: (any Error)? {
-        protected.withLock { $0.error }
+        protected.withLock { $0.state >= .finishing ? $0.error : $0.cancelError }
     }
 
     /// Whether the procedure has been cancelled.
@@ -189,13 +191,11 @@ open class Procedure: Operation, @unchecked Sendable {
         protected.withLock { $0.state != .initialized }
     }
 
-    /// Whether the procedure finished with an error: true from the moment it starts to finish
-    /// with one, when ``error`` is settled, as will-finish hooks and observers see.
-    ///
-    /// Right after `cancel(with: error)` it is still false: the procedure has not finished yet.
-    /// Read ``isCancelled``, which is true at once.
+    /// Whether the procedure failed: ``error`` is not `nil`. True at once after
+    /// `cancel(with:)` an error, as in the original, and from the moment the procedure starts
+    /// to finish with one.
     public final var failed: Bool {
-        protected.withLock { $0.error != nil }
+        error != nil
     }
 
     /// Where the procedure is in its life, as one value.
@@ -359,12 +359,14 @@ open class Procedure: Operation, @unchecked Sendable {
             case notify, finish
             case start(ProcedureQueue)
         }
+        var evaluation: ConditionEvaluation?
         let then = protected.withLock { protected -> Then? in
             guard !protected.isCancelled, !protected.isFinishRequested,
                 protected.state < .finishing
             else { return nil }
             protected.isCancelled = true
             protected.cancelError = error
+            evaluation = protected.conditionEvaluation.take()
             guard protected.state == .pending else { return .notify }
             guard isAutomaticFinishingDisabled else {
                 protected.isFinishRequested = true
@@ -376,6 +378,7 @@ open class Procedure: Operation, @unchecked Sendable {
             return .start(queue)
         }
         guard let then else { return }
+        evaluation?.cancel()
         post(.didCancel(error))
         switch then {
         case .notify: break
@@ -610,15 +613,13 @@ open class Procedure: Operation, @unchecked Sendable {
             // Counted here, so that a dependency added once the procedure is pending is either
             // counted too or comes too late to be waited for; one extra count guards against
             // reaching zero before every wait is registered.
-            let waits =
-                protected.dependencies.count
-                + protected.conditions.reduce(0) { $0 + $1.dependencies.count }
-            if !protected.isCancelled, waits > 0 {
-                unresolvedDependencies.store(waits + 1, ordering: .releasing)
+            if !protected.isCancelled, !protected.dependencies.isEmpty {
+                unresolvedDependencies.store(
+                    protected.dependencies.count + 1, ordering: .releasing)
             }
             return (
                 isCancelled: protected.isCancelled, cancelError: protected.cancelError,
-                dependencies: protected.dependencies, conditions: protected.conditions
+                dependencies: protected.dependencies
             )
         }
         if snapshot.isCancelled {
@@ -626,12 +627,10 @@ open class Procedure: Operation, @unchecked Sendable {
             post(.finish(snapshot.cancelError))
             return .waiting
         }
-        var waits = snapshot.dependencies
-        for condition in snapshot.conditions { waits.append(contentsOf: condition.dependencies) }
-        if waits.isEmpty {
+        if snapshot.dependencies.isEmpty {
             return dependenciesDidFinish(markReady: false) ? .ready : .waiting
         }
-        for operation in waits { wait(for: operation) }
+        for operation in snapshot.dependencies { wait(for: operation) }
         resolveOneDependency()
         return .waiting
     }
@@ -660,68 +659,57 @@ open class Procedure: Operation, @unchecked Sendable {
         }
     }
 
-    /// Moves on once every dependency of the current phase has finished.
+    /// Moves on once every dependency has finished: to the conditions, if there are any.
     ///
     /// - Parameter markReady: whether to hand the procedure to its queue when nothing else is
     ///   left to wait for; `false` lets `enqueue(on:)` hand over a batch at once.
     /// - Returns: whether the procedure is ready and was not handed over.
     private func dependenciesDidFinish(markReady: Bool) -> Bool {
-        enum Next {
-            case stop
-            case produce([Operation], ProcedureQueue)
-            case evaluate([Condition])
-        }
-        let next = protected.withLock { protected -> Next in
+        let next = protected.withLock { protected -> (ProcedureQueue, [Condition])? in
             guard protected.state == .pending, !protected.isCancelled, let queue = protected.queue,
                 protected.phase == .waitingForDependencies
-                    || protected.phase == .waitingForProducedDependencies
-            else { return .stop }
-            if protected.phase == .waitingForDependencies {
-                let produced = protected.conditions.flatMap(\.producedDependencies)
-                if !produced.isEmpty {
-                    protected.phase = .waitingForProducedDependencies
-                    return .produce(produced, queue)
-                }
-            }
+            else { return nil }
             protected.phase = .evaluatingConditions
-            return .evaluate(protected.conditions)
+            return (queue, protected.conditions)
         }
-        switch next {
-        case .stop:
-            return false
-        case .produce(let produced, let queue):
-            unresolvedDependencies.store(produced.count + 1, ordering: .relaxed)
-            for operation in produced { wait(for: operation) }
-            queue.addOperations(produced)
-            resolveOneDependency()
-            return false
-        case .evaluate(let conditions) where conditions.isEmpty:
+        guard let (queue, conditions) = next else { return false }
+        guard !conditions.isEmpty else {
             return requestExclusivity(markReady: markReady, conditions: [])
-        case .evaluate(let conditions):
-            post(.work { [self] in evaluate(conditions) })
-            return false
         }
+        queue.evaluateUnlessSuspended { [self] in
+            post(.work { [self] in evaluate(conditions, producingOn: queue) })
+        }
+        return false
     }
 
-    private func evaluate(_ conditions: [Condition]) {
-        evaluateAll(conditions, procedure: self) { [self] results in
-            conditionsDidEvaluate(results, conditions: conditions)
+    /// Evaluates `conditions`, producing their dependencies on `queue`, unless the procedure
+    /// has been cancelled.
+    private func evaluate(_ conditions: [Condition], producingOn queue: ProcedureQueue) {
+        let evaluation = ConditionEvaluation(
+            .all, count: conditions.count, procedure: self, queue: queue
+        ) { [self] result in
+            conditionsDidEvaluate(result, conditions: conditions)
         }
+        let begun = protected.withLock { protected -> Bool in
+            guard !protected.isCancelled else { return false }
+            protected.conditionEvaluation = evaluation
+            return true
+        }
+        if begun { evaluation.start(conditions) }
     }
 
-    private func conditionsDidEvaluate(_ results: [ConditionResult], conditions: [Condition]) {
-        for result in results {
-            if case .failure(let error) = result {
-                cancel(with: ProcedureKitError.conditionFailed(with: error))
-                return
-            }
-        }
-        if results.contains(where: { $0.value == false }) {
-            // A false condition is not an error: the procedure is skipped ("ignored").
+    private func conditionsDidEvaluate(_ result: ConditionResult, conditions: [Condition]) {
+        protected.withLock { $0.conditionEvaluation = nil }
+        switch result {
+        case .failure(let error):
+            // The condition's error as it is, as in the original.
+            cancel(with: error)
+        case .success(false):
+            // Every condition answered false ("ignored"): skipped, without an error.
             cancel()
-            return
+        case .success(true):
+            _ = requestExclusivity(markReady: true, conditions: conditions)
         }
-        _ = requestExclusivity(markReady: true, conditions: conditions)
     }
 
     private func requestExclusivity(markReady: Bool, conditions: [Condition]) -> Bool {

@@ -8,6 +8,11 @@ public struct ProcedureKitError: Error, CustomStringConvertible {
     public enum Context: Equatable, Sendable {
         /// A condition attached to the procedure failed.
         case conditionFailed
+        /// A dependency of the named condition failed, against its dependency requirements.
+        case conditionDependenciesFailed(String)
+        /// A dependency of the named condition was cancelled, against its dependency
+        /// requirements.
+        case conditionDependenciesCancelled(String)
         /// At least one dependency finished with an error.
         case dependenciesFailed
         /// At least one dependency was cancelled.
@@ -43,6 +48,16 @@ public struct ProcedureKitError: Error, CustomStringConvertible {
     /// A condition failed, optionally because of `error`.
     public static func conditionFailed(with error: (any Error)? = nil) -> ProcedureKitError {
         ProcedureKitError(context: .conditionFailed, error: error)
+    }
+
+    /// A dependency of `condition` failed, which its dependency requirements forbid.
+    public static func conditionDependenciesFailed(condition: Condition) -> ProcedureKitError {
+        ProcedureKitError(context: .conditionDependenciesFailed(condition.displayName))
+    }
+
+    /// A dependency of `condition` was cancelled, which its dependency requirements forbid.
+    public static func conditionDependenciesCancelled(condition: Condition) -> ProcedureKitError {
+        ProcedureKitError(context: .conditionDependenciesCancelled(condition.displayName))
     }
 
     /// At least one dependency finished with an error.
@@ -93,6 +108,10 @@ public struct ProcedureKitError: Error, CustomStringConvertible {
         let sentence: String
         switch context {
         case .conditionFailed: sentence = "A condition failed"
+        case .conditionDependenciesFailed(let name):
+            sentence = "A dependency of the condition \(name) failed"
+        case .conditionDependenciesCancelled(let name):
+            sentence = "A dependency of the condition \(name) was cancelled"
         case .dependenciesFailed: sentence = "A dependency failed"
         case .dependenciesCancelled: sentence = "A dependency was cancelled"
         case .dependencyFinishedWithError: sentence = "The dependency finished with an error"

@@ -29,11 +29,10 @@ enum ProcedureState: Int, Comparable, Sendable {
 
 /// Where a pending procedure is on its way to executing.
 enum PendingPhase: Sendable {
-    /// Waiting for its dependencies and its conditions' dependencies to finish.
+    /// Waiting for its dependencies to finish.
     case waitingForDependencies
-    /// Waiting for the dependencies its conditions produced to finish.
-    case waitingForProducedDependencies
-    /// Its conditions are being evaluated.
+    /// Its conditions are being evaluated, each after its own dependencies (those it
+    /// produces too) have finished.
     case evaluatingConditions
     /// Waiting for the mutual-exclusion categories it needs.
     case waitingForExclusivity

@@ -28,6 +28,8 @@ public final class ProcedureQueue: @unchecked Sendable {
         /// Added and not finished.
         var unfinished = 0
         var isSuspended = false
+        /// Condition evaluations held back while the queue is suspended.
+        var heldEvaluations: [@Sendable () -> Void] = []
         var maxConcurrentOperationCount = OperationQueue.defaultMaxConcurrentOperationCount
         var name: String?
         var idleWaiters: [DispatchSemaphore] = []
@@ -80,16 +82,20 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     /// Whether the queue holds back operations that are ready to start.
     ///
-    /// A suspended queue still lets operations become ready, and lets cancelled operations
-    /// finish; it starts nothing until resumed.
+    /// A suspended queue still lets operations wait for their dependencies, and lets cancelled
+    /// operations finish; it evaluates no conditions, as the original does not, and starts
+    /// nothing until resumed.
     public var isSuspended: Bool {
         get { state.withLock { $0.isSuspended } }
         set {
-            let spawn = state.withLock { state in
+            let (spawn, held) = state.withLock { state in
                 state.isSuspended = newValue
-                return Self.workersToSpawn(&state)
+                var held: [@Sendable () -> Void] = []
+                if !newValue { swap(&held, &state.heldEvaluations) }
+                return (Self.workersToSpawn(&state), held)
             }
             spawnWorkers(spawn)
+            for evaluation in held { evaluation() }
         }
     }
 
@@ -237,6 +243,17 @@ public final class ProcedureQueue: @unchecked Sendable {
             let delegate = state.withLock({ $0.delegate })
         else { return }
         delegate.procedureQueue(self, willFinishProcedure: procedure, with: error)
+    }
+
+    /// Runs `evaluation` of a procedure's conditions now, or, while the queue is suspended,
+    /// once it is resumed.
+    func evaluateUnlessSuspended(_ evaluation: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            guard state.isSuspended else { return true }
+            state.heldEvaluations.append(evaluation)
+            return false
+        }
+        if now { evaluation() }
     }
 
     /// Gives back a slot taken for an operation that turned out to need none.

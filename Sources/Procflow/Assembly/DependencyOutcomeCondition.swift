@@ -15,10 +15,14 @@ final class DependencyOutcomeCondition: Condition, @unchecked Sendable {
 
     private let watched: [Dependency]
 
+    /// Judges `dependencies` once they have all finished: it waits for them itself, because
+    /// ProcedureKit evaluates a condition as soon as its own dependencies have finished, and a
+    /// step may take data from one (for its `when`) that is not a dependency of its procedure.
     init(_ dependencies: [Dependency]) {
         watched = dependencies
         super.init()
         name = "dependencies"
+        for dependency in dependencies { addDependency(dependency.procedure) }
     }
 
     override func evaluate(

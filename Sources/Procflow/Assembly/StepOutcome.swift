@@ -32,6 +32,8 @@ public enum StepOutcome: Sendable, Equatable {
     static func classify(error: (any Error)?, cancelled: Bool) -> StepOutcome {
         guard let error else { return cancelled ? .skippedByCondition : .succeeded }
         switch error {
+        case is ConditionIsFalse:
+            return .skippedByCondition
         case let skip as SkipReason:
             return .skipped(skip.message)
         case let interrupt as InterruptError:
@@ -43,8 +45,6 @@ public enum StepOutcome: Sendable, Equatable {
         case let library as ProcedureKitError:
             switch library.context {
             case .conditionFailed:
-                if let skip = library.error as? SkipReason { return .skipped(skip.message) }
-                if let stop = library.error as? RunCancellation { return .cancelled(stop.message) }
                 return .failed(
                     "its condition failed: \(library.error.map { "\($0)" } ?? "no reason given")",
                     stderrTail: [])

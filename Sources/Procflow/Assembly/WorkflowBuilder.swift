@@ -566,13 +566,13 @@ final class WorkflowBuilder: @unchecked Sendable {
         }
     }
 
-    /// Why the step `id` must not run because of the steps it depends on, judged as its
-    /// ``DependencyOutcomeCondition`` judges it; `nil` if nothing stops it.
     /// Which part of step `id`'s condition made it false, in words; `nil` if it was not.
     func conditionReason(of id: String) -> String? {
         conditions.withLock { $0[id] }?.falseReason
     }
 
+    /// Why the step `id` must not run because of the steps it depends on, judged as its
+    /// ``DependencyOutcomeCondition`` judges it; `nil` if nothing stops it.
     func dependencyProblem(of id: String) -> String? {
         guard let step = step(id) else { return nil }
         return DependencyOutcomeCondition.reason(dependenciesToCheck(step))

@@ -1,7 +1,9 @@
 import Foundation
 import ProcedureKit
 
-/// A step's `when`, evaluated as a ProcedureKit condition: false skips the step.
+/// A step's `when`, evaluated as a ProcedureKit condition: false skips the step — the
+/// condition fails with ``ConditionIsFalse``, which the step's outcome reads as a skip — and
+/// an error while evaluating (a command that timed out) fails it with `conditionFailed`.
 ///
 /// `all` and `any` evaluate their parts in order and stop at the first that decides. Commands
 /// run as the step's commands do — in their own process group, registered with the run — and
@@ -62,9 +64,20 @@ final class WorkflowCondition: Condition, @unchecked Sendable {
         let started = Date()
         let deadline = settings.timeout.map { started.addingTimeInterval($0) }
         evaluate(condition, deadline: deadline) { [onEvaluated, reason] result, why in
-            if case .success(false) = result { reason.withLock { $0 = why } }
-            onEvaluated(started)
-            completion(result)
+            switch result {
+            case .success(true):
+                onEvaluated(started)
+                completion(result)
+            case .success(false):
+                reason.withLock { $0 = why }
+                onEvaluated(started)
+                completion(.failure(ConditionIsFalse(reason: why)))
+            case .failure(let error):
+                // ProcedureKit cancels the step with a condition's error as it is: wrapped, it
+                // says that the condition failed.
+                onEvaluated(started)
+                completion(.failure(ProcedureKitError.conditionFailed(with: error)))
+            }
         }
     }
 

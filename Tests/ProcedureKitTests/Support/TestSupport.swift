@@ -166,3 +166,40 @@ private func returns(
         }.start()
     }
 }
+
+/// A procedure that runs until it is cancelled, then finishes.
+final class RunsUntilCancelled: Procedure, @unchecked Sendable {
+    // @unchecked Sendable: it adds one constant, a semaphore, to Procedure.
+    let started = DispatchSemaphore(value: 0)
+
+    override func execute() {
+        started.signal()
+    }
+
+    override func procedureDidCancel(with error: (any Error)?) {
+        if isExecuting { finish() }
+    }
+}
+
+/// A condition that answers `result` on another thread once `gate` is signalled.
+final class LaterCondition: Condition, @unchecked Sendable {
+    // @unchecked Sendable: the stored properties are constants.
+    private let gate: DispatchSemaphore
+    private let result: ConditionResult
+
+    init(after gate: DispatchSemaphore, _ result: ConditionResult) {
+        self.gate = gate
+        self.result = result
+        super.init()
+    }
+
+    override func evaluate(
+        procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
+    ) {
+        DispatchQueue.global().async { [gate, result] in
+            gate.wait()
+            gate.signal()
+            completion(result)
+        }
+    }
+}

@@ -1,0 +1,17 @@
+extension Array where Element == ConditionResult {
+    /// The results combined as the original combines a procedure's conditions and an
+    /// ``AndCondition``'s: the first failure, in order; otherwise satisfied if any result is
+    /// `true`. A `false` is "ignored": it counts only when every result is `false` (or there is
+    /// none), and then the whole is `false`.
+    var allSatisfied: ConditionResult {
+        if let failure = first(where: { $0.error != nil }) { return failure }
+        return .success(contains { $0.value == true })
+    }
+
+    /// The results combined as an ``OrCondition`` combines them: `true` if any is; otherwise
+    /// the first failure, in order; otherwise `false`.
+    var anySatisfied: ConditionResult {
+        if contains(where: { $0.value == true }) { return .success(true) }
+        return first(where: { $0.error != nil }) ?? .success(false)
+    }
+}
