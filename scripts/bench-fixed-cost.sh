@@ -108,6 +108,9 @@ steps = [setup] + [{
 ]
 with open(f"{tmp}/lua-procflow/build.json", "w") as out:
     json.dump({"name": "lua", "procedures": steps}, out, indent=1)
+# The same without the check: a no-op.
+with open(f"{tmp}/lua-procflow/noop.json", "w") as out:
+    json.dump({"name": "lua", "procedures": steps[:-1]}, out, indent=1)
 with open(f"{tmp}/lua-ninja/build.ninja", "w") as out:
     out.write(f"rule cc\n  command = cc {flags} -MF $out.d -c $in -o $out\n  depfile = $out.d\n"
               "  deps = gcc\nrule ar\n  command = rm -f $out && ar rcs $out $in\n"
@@ -131,6 +134,11 @@ import json, sys
 tmp = sys.argv[1]
 path = f"{tmp}/c-procflow/build.json"
 workflow = json.load(open(path))
+# Without the check: a no-op; and a no-op without the cacheKey command (`cc --version`), which
+# every run of the workflow runs, the no-op too.
+json.dump(workflow, open(f"{tmp}/c-procflow/noop.json", "w"), indent=1)
+json.dump({k: v for k, v in workflow.items() if k != "cacheKey"},
+          open(f"{tmp}/c-procflow/noop-nokey.json", "w"), indent=1)
 workflow["procedures"].append(
     {"id": "check", "kind": "shell", "dependsOn": ["link"], "run": "true"})
 json.dump(workflow, open(path, "w"), indent=1)
@@ -143,13 +151,14 @@ PY
 quiet() { "$@" > /dev/null 2>&1; }
 for project in lua c; do
     quiet "$ninja" -C "$tmp/$project-ninja" -j 2
-    quiet "$procflow" run "$tmp/$project-procflow/build.json" -j 2
+    # Each workflow file keeps its own state: each builds once.
+    for workflow in "$tmp/$project-procflow"/*.json; do quiet "$procflow" run "$workflow" -j 2; done
 done
 "$tmp/lua-ninja/lua" -v > /dev/null && "$tmp/lua-procflow/lua" -v > /dev/null
 sleep 1.5  # so that the files' statuses can be trusted: see workflows/README.md
 for project in lua c; do
-    # Every step but the check is up to date, for both tools.
-    quiet "$procflow" run "$tmp/$project-procflow/build.json" -j 2
+    # Every step but the check is up to date, for both tools; the no-ops leave their snapshots.
+    for workflow in "$tmp/$project-procflow"/*.json; do quiet "$procflow" run "$workflow" -j 2; done
 done
 
 # measure NAME COMMANDS...: $rounds rounds of hyperfine ($runs runs of each command), the
@@ -171,11 +180,14 @@ measure() {
 for project in lua c; do
     n=$tmp/$project-ninja p=$tmp/$project-procflow
     target=$([ "$project" = lua ] && echo smoke.ok || echo app)
+    nokey=()
+    [ -f "$p/noop-nokey.json" ] && nokey=("procflow no-op, no cacheKey" "$procflow run $p/noop-nokey.json -j 2")
     measure "$project" \
         "ninja no-op" "$ninja -C $n -j 2 $target" \
         "ninja, the check runs" "$ninja -C $n -j 2" \
         "procflow, the check runs" "$procflow run $p/build.json -j 2" \
-        "true" "true"
+        "true" "true" \
+        "procflow no-op" "$procflow run $p/noop.json -j 2" "${nokey[@]}"
 done
 # One .c edited: each run compiles it again and links.
 edit() { printf 'bash -c %q' "echo \"int extra\$(date +%s%N)(void) { return 7; }\" >> $1/src/f017.c"; }
@@ -209,6 +221,14 @@ for project, label in (("lua", "Lua 5.4 (33 objects)"), ("c", "C, 300 files")):
     ours, true = statistics.median(t["procflow, the check runs"]), statistics.median(t["true"])
     print(f"| {label} | {noop * 1000:.1f} ms | {check * 1000:.1f} ms | {ours * 1000:.1f} ms | "
           f"{true * 1000:.1f} ms | {(ours - true) * 1000:.1f} ms | {(noop + 0.001) * 1000:.1f} ms |")
+print("\nThe no-op (nothing runs; procflow from its snapshot); medians\n")
+print("| project | ninja | procflow | procflow, no cacheKey command |")
+print("| --- | ---: | ---: | ---: |")
+for project, label in (("lua", "Lua 5.4 (33 objects)"), ("c", "C, 300 files")):
+    t = times(project)
+    nokey = t.get("procflow no-op, no cacheKey")
+    print(f"| {label} | {ms(t['ninja no-op'])} | {ms(t['procflow no-op'])} | "
+          f"{ms(nokey) if nokey else 'no cacheKey'} |")
 t = times("edit")
 ratio = statistics.median(t["procflow"]) / statistics.median(t["ninja"])
 print(f"\nOne .c edited (C project, -j2; medians): ninja {ms(t['ninja'])}, procflow "
