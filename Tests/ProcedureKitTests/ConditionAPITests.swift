@@ -2,39 +2,36 @@ import Testing
 
 @testable import ProcedureKit
 
-/// Runs a new procedure with `conditions` attached and waits for it.
-private func run(_ conditions: Condition...) -> TestProcedure {
-    let procedure = TestProcedure()
-    for condition in conditions { procedure.addCondition(condition) }
-    ProcedureQueue().addOperation(procedure)
-    waitForFinish(procedure)
-    return procedure
-}
-
 /// The conditions API the original's users reach for: `IgnoredCondition`, named true and false
 /// conditions with a category, equality (issue 26, "API missing here").
 @Suite("Condition API as the original has it")
 struct ConditionAPITests {
     @Test func anIgnoredFailureSkipsWithoutAnError() {
-        let procedure = run(IgnoredCondition(FalseCondition()))
+        let procedure = runProcedure(conditions: IgnoredCondition(FalseCondition()))
         #expect(!procedure.didExecute)
         #expect(procedure.isCancelled)
         #expect(procedure.error == nil)
     }
 
     @Test func anIgnoredFailureBesideASatisfiedConditionLetsTheProcedureRun() {
-        #expect(run(IgnoredCondition(FalseCondition()), TrueCondition()).didExecute)
         #expect(
-            run(AndCondition([IgnoredCondition(FalseCondition()), TrueCondition()])).didExecute)
+            runProcedure(conditions: IgnoredCondition(FalseCondition()), TrueCondition()).didExecute
+        )
+        #expect(
+            runProcedure(
+                conditions: AndCondition([IgnoredCondition(FalseCondition()), TrueCondition()])
+            ).didExecute)
     }
 
     @Test func anIgnoredSatisfiedConditionIsSatisfied() {
-        #expect(run(IgnoredCondition(TrueCondition())).didExecute)
+        #expect(runProcedure(conditions: IgnoredCondition(TrueCondition())).didExecute)
         #expect(IgnoredCondition(FalseCondition()).name == "Ignored<FalseCondition>")
     }
 
     @Test func negatingAnIgnoredFailureIsSatisfied() {
-        #expect(run(NegatedCondition(IgnoredCondition(FalseCondition()))).didExecute)
+        #expect(
+            runProcedure(conditions: NegatedCondition(IgnoredCondition(FalseCondition())))
+                .didExecute)
     }
 
     @Test func trueAndFalseConditionsTakeANameAndACategory() {
@@ -59,13 +56,18 @@ struct ConditionAPITests {
         let and = CompoundCondition(andPredicateWith: [
             IgnoredCondition(FalseCondition()), TrueCondition(),
         ])
-        #expect(run(and).didExecute)
+        #expect(runProcedure(conditions: and).didExecute)
         #expect(
-            !run(CompoundCondition(andPredicateWith: [TrueCondition(), FalseCondition()]))
-                .didExecute)
+            !runProcedure(
+                conditions: CompoundCondition(andPredicateWith: [TrueCondition(), FalseCondition()])
+            )
+            .didExecute)
         #expect(
-            run(CompoundCondition(orPredicateWith: [FalseCondition(), TrueCondition()])).didExecute)
-        let failing = run(CompoundCondition(orPredicateWith: [FalseCondition()]))
+            runProcedure(
+                conditions: CompoundCondition(orPredicateWith: [FalseCondition(), TrueCondition()])
+            ).didExecute)
+        let failing = runProcedure(
+            conditions: CompoundCondition(orPredicateWith: [FalseCondition()]))
         #expect(failing.error as? ProcedureKitError == .conditionFailed())
     }
 }

@@ -203,3 +203,12 @@ final class LaterCondition: Condition, @unchecked Sendable {
         }
     }
 }
+
+/// Runs a new procedure with `conditions` attached and waits for it.
+func runProcedure(conditions: Condition...) -> TestProcedure {
+    let procedure = TestProcedure()
+    for condition in conditions { procedure.addCondition(condition) }
+    ProcedureQueue().addOperation(procedure)
+    waitForFinish(procedure)
+    return procedure
+}
