@@ -45,8 +45,8 @@ struct ConcurrencyLimitTests {
         // Three gated procedures with a limit of two: two start, the third waits for a place.
         let category = uniqueCategory()
         let queue = ProcedureQueue()
-        let procedures = (0..<3).map { _ -> GatedProcedure in
-            let procedure = GatedProcedure()
+        let procedures = (0..<3).map { _ -> HeldProcedure in
+            let procedure = HeldProcedure()
             procedure.addCondition(ConcurrencyLimit(category: category, limit: 2))
             return procedure
         }
@@ -68,8 +68,8 @@ struct ConcurrencyLimitTests {
         let category = uniqueCategory()
         let queue = ProcedureQueue()
         let weights = [2, 1, 2, 1]
-        let procedures = weights.map { weight -> GatedProcedure in
-            let procedure = GatedProcedure()
+        let procedures = weights.map { weight -> HeldProcedure in
+            let procedure = HeldProcedure()
             procedure.addCondition(ConcurrencyLimit(category: category, limit: 3, weight: weight))
             return procedure
         }
@@ -91,9 +91,9 @@ struct ConcurrencyLimitTests {
     @Test func aWeightOverTheLimitTakesEveryPlace() {
         let category = uniqueCategory()
         let queue = ProcedureQueue()
-        let heavy = GatedProcedure()
+        let heavy = HeldProcedure()
         heavy.addCondition(ConcurrencyLimit(category: category, limit: 2, weight: 8))
-        let light = GatedProcedure()
+        let light = HeldProcedure()
         light.addCondition(ConcurrencyLimit(category: category, limit: 2))
         queue.addOperation(heavy)
         #expect(heavy.started.wait(timeout: .now() + 10) == .success)
@@ -127,9 +127,9 @@ struct ConcurrencyLimitTests {
     @Test func aCancelledWaiterGivesUpItsTurn() {
         let category = uniqueCategory()
         let queue = ProcedureQueue()
-        let holder = GatedProcedure()
+        let holder = HeldProcedure()
         holder.addCondition(ConcurrencyLimit(category: category, limit: 1))
-        let waiter = GatedProcedure()
+        let waiter = HeldProcedure()
         waiter.addCondition(ConcurrencyLimit(category: category, limit: 1))
         let next = BlockProcedure {}
         next.addCondition(ConcurrencyLimit(category: category, limit: 1))

@@ -11,7 +11,7 @@ struct FailureReportingTests {
 
     @Test func cancellingWithAnErrorFailsTheProcedureAtOnce() async {
         let seen = Recorder<String>()
-        let procedure = GatedProcedure()
+        let procedure = HeldProcedure()
         procedure.addWillFinishBlockObserver { procedure, _ in
             seen.append("will finish: failed \(procedure.failed)")
         }

@@ -24,7 +24,7 @@ struct GroupProcedureTests {
     }
 
     @Test func childrenAddedWhileRunningAreWaitedFor() {
-        let gate = GatedProcedure()
+        let gate = HeldProcedure()
         let late = DelayProcedure(by: 0.05)
         let group = GroupProcedure(operations: [gate])
         let events = Recorder<String>()
@@ -96,7 +96,7 @@ struct GroupProcedureTests {
 
     @Test func cancellingARunningGroupCancelsChildrenInEveryState() {
         let finished = TestProcedure(name: "finished")
-        let executing = GatedProcedure()
+        let executing = HeldProcedure()
         executing.name = "executing"
         let waiting = TestProcedure(name: "waiting")
         waiting.addDependency(executing)
@@ -141,7 +141,7 @@ struct GroupProcedureTests {
     }
 
     @Test func childrenAddedToACancelledGroupAreCancelled() {
-        let gate = GatedProcedure()
+        let gate = HeldProcedure()
         let group = GroupProcedure(operations: [gate])
         ProcedureQueue().addOperation(group)
         gate.started.wait()
@@ -215,7 +215,7 @@ struct GroupProcedureTests {
 
     @Test func theGroupKeepsOthersOutWhileItsChildrenRun() {
         let category = uniqueCategory()
-        let child = GatedProcedure()
+        let child = HeldProcedure()
         child.addCondition(MutuallyExclusive<Procedure>(category: category))
         let group = GroupProcedure(operations: [child])
         group.addCondition(MutuallyExclusive<Procedure>(category: category))
@@ -275,7 +275,7 @@ struct GroupProcedureTests {
     }
 
     @Test func cancellingGroupsNestedTenThousandDeep() {
-        let gate = GatedProcedure()
+        let gate = HeldProcedure()
         var group = GroupProcedure(operations: [gate])
         for _ in 0..<10_000 { group = GroupProcedure(operations: [group]) }
         ProcedureQueue().addOperation(group)

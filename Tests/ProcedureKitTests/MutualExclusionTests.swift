@@ -58,8 +58,8 @@ struct MutualExclusionTests {
 
     @Test func differentCategoriesRunSideBySide() {
         let queue = ProcedureQueue()
-        let procedures = (0..<2).map { index -> GatedProcedure in
-            let procedure = GatedProcedure()
+        let procedures = (0..<2).map { index -> HeldProcedure in
+            let procedure = HeldProcedure()
             procedure.addCondition(
                 MutuallyExclusive<Procedure>(category: uniqueCategory() + "\(index)"))
             return procedure
@@ -108,7 +108,7 @@ struct MutualExclusionTests {
 
     @Test func cancellingAWaitingProcedurePassesTheCategoryOn() {
         let category = uniqueCategory()
-        let holder = GatedProcedure()
+        let holder = HeldProcedure()
         holder.addCondition(MutuallyExclusive<Procedure>(category: category))
         let waiting = TestProcedure(name: "waiting")
         waiting.addCondition(MutuallyExclusive<Procedure>(category: category))

@@ -292,7 +292,7 @@ struct SeedSpellingTests {
     }
 
     @Test func statusFollowsTheProcedure() {
-        let procedure = GatedProcedure()
+        let procedure = HeldProcedure()
         #expect(procedure.status == .pending)
         ProcedureQueue().addOperation(procedure)
         procedure.started.wait()

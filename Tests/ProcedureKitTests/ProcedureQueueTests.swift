@@ -95,8 +95,8 @@ struct ProcedureQueueTests {
 
     @Test func raisingTheLimitStartsWaitingProcedures() {
         let queue = ProcedureQueue(maxConcurrentOperationCount: 1)
-        let first = GatedProcedure()
-        let second = GatedProcedure()
+        let first = HeldProcedure()
+        let second = HeldProcedure()
         queue.addOperations(first, second)
         first.started.wait()
         #expect(second.started.wait(timeout: .now() + 0.05) == .timedOut)
@@ -257,9 +257,9 @@ struct ProcedureQueueTests {
 struct LateDependencyTests {
     @Test func aDependencyAddedWhileWaitingIsWaitedFor() {
         let queue = ProcedureQueue()
-        let first = GatedProcedure()
-        let late = GatedProcedure()
-        let waiter = GatedProcedure()
+        let first = HeldProcedure()
+        let late = HeldProcedure()
+        let waiter = HeldProcedure()
         waiter.addDependency(first)
         queue.addOperation(first)
         queue.addOperation(waiter)
@@ -280,7 +280,7 @@ struct LateDependencyTests {
 
     @Test func aDependencyAddedTooLateIsKeptNotWaitedFor() {
         let queue = ProcedureQueue()
-        let procedure = GatedProcedure()
+        let procedure = HeldProcedure()
         queue.addOperation(procedure)
         #expect(procedure.started.wait(timeout: .now() + 10) == .success)
         // Executing: nothing to wait any more, and no trap.

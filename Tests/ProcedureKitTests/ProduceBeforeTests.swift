@@ -79,7 +79,7 @@ struct ProduceBeforeTests {
         #expect(throws: ProcedureKitError.self) {
             try procedure.produce(operation: TestProcedure(), before: .finish)
         }
-        let gate = GatedProcedure()
+        let gate = HeldProcedure()
         queue.addOperation(gate)
         gate.started.wait()
         #expect(throws: ProcedureKitError.self) {

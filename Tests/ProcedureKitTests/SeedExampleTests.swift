@@ -266,7 +266,7 @@ struct SeedExampleTests {
             operations[0], operations[1], operations[2], operations[3], operations[4],
             operations[5]
         )
-        let gate = GatedProcedure()
+        let gate = HeldProcedure()
         let group = GroupProcedure(operations: opOne, opTwo, opThree, gate)
         let children = Recorder<Int>()
         group.addDidFinishBlockObserver { (group, errors) in

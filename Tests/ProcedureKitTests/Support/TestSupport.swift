@@ -50,7 +50,7 @@ final class TestProcedure: Procedure, @unchecked Sendable {
 }
 
 /// A procedure that starts, then waits until the test calls `release()` to finish.
-final class GatedProcedure: Procedure, @unchecked Sendable {
+final class HeldProcedure: Procedure, @unchecked Sendable {
     let started = DispatchSemaphore(value: 0)
     private let gate = DispatchSemaphore(value: 0)
 
