@@ -28,13 +28,38 @@ extension Array where Element: OutputProcedure {
     /// procedure is cancelled, with the error ``InputProcedure/injectResult(from:)`` would
     /// give (such as `dependency(finishedWithError: e)`).
     public func gathered() -> ResultProcedure<[Element.Output]> {
+        combined { $0 }
+    }
+
+    /// A procedure whose output is the non-`nil` results of `transform` on these procedures'
+    /// outputs, in their order, once they have all finished; as ``gathered()`` otherwise.
+    public func flatMap<Mapped>(
+        transform: @escaping @Sendable (Element.Output) throws -> Mapped?
+    ) -> ResultProcedure<[Mapped]> {
+        combined { try $0.compactMap(transform) }
+    }
+
+    /// A procedure whose output is these procedures' outputs, in their order, combined by
+    /// `nextPartialResult` from `initialResult`, once they have all finished; as
+    /// ``gathered()`` otherwise.
+    public func reduce<Result>(
+        _ initialResult: Result,
+        _ nextPartialResult: @escaping @Sendable (Result, Element.Output) throws -> Result
+    ) -> ResultProcedure<Result> where Result: Sendable {
+        combined { try $0.reduce(initialResult, nextPartialResult) }
+    }
+
+    /// A procedure whose output is `combine` of these procedures' outputs, in their order.
+    private func combined<Result>(
+        _ combine: @escaping @Sendable ([Element.Output]) throws -> Result
+    ) -> ResultProcedure<Result> {
         let outputs = Locked([Element.Output?](repeating: nil, count: count))
-        let gathered = ResultProcedure { outputs.withLock { $0.map { $0! } } }
+        let combined = ResultProcedure { try combine(outputs.withLock { $0.map { $0! } }) }
         for (index, procedure) in enumerated() {
-            gathered.injectResult(from: procedure) { _, output in
+            combined.injectResult(from: procedure) { _, output in
                 outputs.withLock { $0[index] = output }
             }
         }
-        return gathered
+        return combined
     }
 }
