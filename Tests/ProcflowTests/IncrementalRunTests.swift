@@ -590,6 +590,31 @@ struct IncrementalRunTests {
         #expect(try fixture.runSteps(["--var", "MODE=slow"]).ran == ["other"])
     }
 
+    @Test func aSnapshotOfThousandsOfFilesSeesAChangeToAnyOfThem() throws {
+        // Enough files that the check looks at them on several threads; listed one by one,
+        // as a wildcard's listing leaves no snapshot.
+        let count = 3_000
+        let sources = (0..<count).map { "\"in/\($0).txt\"" }.joined(separator: ", ")
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "s", "kind": "shell", "run": "\(noting("s", "true"))", "sources": [\(sources)]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        for n in 0..<count { try fixture.write("in/\(n).txt", "\(n)") }
+        #expect(try fixture.runSteps().ran == ["s"])
+        for changed in [count - 1, count / 2] {
+            // Statuses are trusted once files are older than the racy window.
+            Thread.sleep(forTimeInterval: 1.2)
+            #expect(try fixture.runSteps().ran == [])
+            #expect(fixture.stateFile("uptodate") != nil)
+            #expect(try fixture.runSteps().ran == [])
+            try fixture.write("in/\(changed).txt", "changed")
+            #expect(try fixture.runSteps().ran == ["s"], "file \(changed) changed")
+        }
+    }
+
     @Test func includedAndDotenvFilesAreInputsOfTheSnapshotAndOfTheSteps() throws {
         let fixture = try WorkflowFixture(
             """

@@ -82,10 +82,9 @@ enum FileSystem {
     static func status(_ path: String, below directory: Int32, prefix: String) -> FileStatus? {
         guard directory >= 0, path.utf8.starts(with: prefix.utf8) else { return status(path) }
         var buffer = stat()
-        let relative = path.utf8.dropFirst(prefix.utf8.count)
-        let found = String(Substring(relative)).withCString {
-            fstatat(directory, $0, &buffer, 0) == 0
-        }
+        // The C string past the prefix: no copy of the path's tail.
+        let skipped = prefix.utf8.count
+        let found = path.withCString { fstatat(directory, $0 + skipped, &buffer, 0) == 0 }
         return found ? FileStatus(buffer) : nil
     }
 

@@ -1,7 +1,7 @@
 /// A JSON value with the byte offset where it starts, as the workflow loader needs it to say
 /// where a problem is. Object members keep their order.
-struct JSONNode {
-    enum Value {
+struct JSONNode: Sendable {
+    enum Value: Sendable {
         case null
         case bool(Bool)
         case number(Double)
@@ -10,7 +10,7 @@ struct JSONNode {
         case object([Member])
     }
 
-    struct Member {
+    struct Member: Sendable {
         let key: String
         let keyOffset: Int
         let value: JSONNode

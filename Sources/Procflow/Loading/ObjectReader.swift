@@ -42,7 +42,10 @@ struct ObjectReader {
 
     private func position(of key: String) -> Int? {
         if let index { return index[key] }
-        return members.firstIndex { $0.key == key }
+        // Most keys looked for are absent or differ in length: the length (kept by the
+        // string) rules them out before a comparison.
+        let length = key.utf8.count
+        return members.firstIndex { $0.key.utf8.count == length && $0.key == key }
     }
 
     /// The keys present, in file order.

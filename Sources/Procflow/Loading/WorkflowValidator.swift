@@ -370,6 +370,12 @@ struct WorkflowValidator {
         func key(_ path: String) -> String {
             lexicallyNormalized(path.hasPrefix("/") ? path : directory + path)
         }
+        // The common case, one entry and no operation, cannot repeat a file.
+        if written == nil, caching.generates.count == 1 {
+            let pattern = caching.generates[0]
+            guard pattern.isLiteral else { return [] }
+            return [GeneratedFile(path: key(pattern.literalPath), entry: 0, shown: pattern.text)]
+        }
         var files: [GeneratedFile] =
             written.map { [GeneratedFile(path: key($0), entry: nil, shown: $0)] } ?? []
         // Where each file was first named: by the operation (`nil`) or by an entry.

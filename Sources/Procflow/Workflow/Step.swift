@@ -230,8 +230,17 @@ extension Step {
     /// The ids of the steps this one runs after: those it names in `dependsOn`, then those it
     /// takes data from, each once, in the order the file names them.
     public var prerequisites: [String] {
-        var seen: Set<String> = []
-        return (dependsOn.map(\.id) + wires.map(\.wire.from.id)).filter { seen.insert($0).inserted }
+        let named = dependsOn.map(\.id) + wires.map(\.wire.from.id)
+        guard named.count > 1 else { return named }
+        // Most steps name a few: a search of those found is cheaper than hashing.
+        guard named.count > 16 else {
+            var ids: [String] = []
+            ids.reserveCapacity(named.count)
+            for id in named where !ids.contains(id) { ids.append(id) }
+            return ids
+        }
+        var seen = Set<String>(minimumCapacity: named.count)
+        return named.filter { seen.insert($0).inserted }
     }
 }
 
