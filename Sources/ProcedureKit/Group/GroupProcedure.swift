@@ -263,6 +263,22 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         prepare(operations)
     }
 
+    /// Keeps a running group from finishing until ``releaseHold()``, for work that may add
+    /// children from outside the group's callbacks; false, holding nothing, if the group is not
+    /// running (it has not started, or every child has finished).
+    final func holdOpen() -> Bool {
+        groupState.withLock { group in
+            guard group.hasStarted, group.unfinished > 0 else { return false }
+            group.unfinished += 1
+            return true
+        }
+    }
+
+    /// Ends a hold taken with ``holdOpen()``: the group finishes if nothing else is left.
+    final func releaseHold() {
+        finishedOneUnit()
+    }
+
     private func finishedOneUnit() {
         let done = groupState.withLock { group -> (any Error)?? in
             guard group.hasStarted else { return nil }

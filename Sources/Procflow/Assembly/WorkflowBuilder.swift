@@ -360,7 +360,7 @@ final class WorkflowBuilder: @unchecked Sendable {
                 initial: retry.delay, maximum: retry.maxDelay ?? 300, jitter: retry.jitter)
         }
         let (id, events) = (step.id, events)
-        let procedure = RetryProcedure(maxAttempts: retry.attempts, wait: wait) { number in
+        let procedure = RetryProcedure<P>(maxAttempts: retry.attempts, wait: wait) { number in
             let attempt = makeAttempt()
             attempt.addObserver(AttemptObserver(id: id, attempt: number, events: events))
             return attempt
