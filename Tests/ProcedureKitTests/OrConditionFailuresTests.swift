@@ -66,7 +66,8 @@ struct OrConditionFailuresTests {
     @Test func nestedCombinationsAreFlattenedInOrder() {
         // The original puts a nested combination's errors first when it comes second; this
         // library keeps the order of the conditions.
-        let first = evaluate(OrCondition([OrCondition([failing("a"), failing("b")]), failing("c")]))
+        let first = evaluate(
+            OrCondition([OrCondition([failing("a"), failing("b")]), failing("c")]))
         #expect(tags(first.error) == ["a", "b", "c"])
         let second = evaluate(
             OrCondition([failing("a"), OrCondition([failing("b"), failing("c")])]))

@@ -80,6 +80,24 @@ struct QueueOperationsTests {
         #expect(queue.operationCount == 0)
     }
 
+    /// The original's `test__enqueue_a_sequence_of_operations_deallocates_queue`: holding its
+    /// operations until they finish, the queue keeps none alive, nor itself, once they have.
+    @Test func aQueueIsReleasedOnceItsOperationsHaveFinished() {
+        weak var weakQueue: ProcedureQueue?
+        weak var weakPlain: Operation?
+        let procedure = TestProcedure()
+        do {
+            let queue = ProcedureQueue()
+            weakQueue = queue
+            let plain = BlockOperation {}
+            weakPlain = plain
+            queue.addOperations(plain, procedure)
+        }
+        waitForFinish(procedure)
+        // A worker may hold the queue for a moment after the last operation has finished.
+        #expect(eventually { weakQueue == nil && weakPlain == nil })
+    }
+
     @Test func cancelAllOperationsCancelsEveryOperationNotFinished() {
         let queue = ProcedureQueue(maxConcurrentOperationCount: 1)
         // Held until released, cancelled or not: its slot stays taken while the others are

@@ -528,15 +528,20 @@ open class Procedure: Operation, @unchecked Sendable {
         for observer in observers { observer.did(cancel: self, with: error) }
     }
 
-    private func handleFinish(_ requestedError: (any Error)?) {
-        let begun = protected.withLock {
-            protected -> (error: (any Error)?, queue: ProcedureQueue?)? in
+    /// Moves the procedure to finishing, settling its error; `nil` if it is finishing already.
+    private func beginFinishing(
+        _ requestedError: (any Error)?
+    ) -> (error: (any Error)?, queue: ProcedureQueue?)? {
+        protected.withLock { protected in
             guard protected.state == .executing || protected.state == .pending else { return nil }
             protected.transition(to: .finishing)
             protected.error = protected.cancelError ?? requestedError
             return (protected.error, protected.queue)
         }
-        guard let begun else { return }
+    }
+
+    private func handleFinish(_ requestedError: (any Error)?) {
+        guard let begun = beginFinishing(requestedError) else { return }
         let error = begun.error
 
         procedureWillFinish(with: error)

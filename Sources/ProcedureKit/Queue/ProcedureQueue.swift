@@ -159,8 +159,8 @@ public final class ProcedureQueue: @unchecked Sendable {
                     "The underlying queue of \(state.name ?? "a ProcedureQueue") was set while it "
                         + "held \(state.members.count) operations: set it before adding any.")
                 state.underlyingQueue = newValue
+                hasUnderlyingQueue.store(newValue != nil, ordering: .releasing)
             }
-            hasUnderlyingQueue.store(newValue != nil, ordering: .releasing)
         }
     }
 
