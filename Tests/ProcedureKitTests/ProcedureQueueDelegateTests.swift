@@ -4,31 +4,6 @@ import Testing
 
 @testable import ProcedureKit
 
-/// Records what a queue tells its delegate.
-private final class RecordingDelegate: ProcedureQueueDelegate {
-    let events = Recorder<String>()
-
-    func procedureQueue(_ queue: ProcedureQueue, willAddOperation operation: Operation) {
-        events.append("will add \(operation.name ?? "")")
-    }
-
-    func procedureQueue(_ queue: ProcedureQueue, didAddOperation operation: Operation) {
-        events.append("did add \(operation.name ?? "")")
-    }
-
-    func procedureQueue(
-        _ queue: ProcedureQueue, willFinishProcedure procedure: Procedure, with error: (any Error)?
-    ) {
-        events.append("will finish \(procedure.name ?? "") \((error as? TestError)?.tag ?? "ok")")
-    }
-
-    func procedureQueue(
-        _ queue: ProcedureQueue, didFinishOperation operation: Operation, with error: (any Error)?
-    ) {
-        events.append("did finish \(operation.name ?? "") \((error as? TestError)?.tag ?? "ok")")
-    }
-}
-
 @Suite("ProcedureQueueDelegate")
 struct ProcedureQueueDelegateTests {
 

@@ -24,8 +24,9 @@ open class CompoundCondition: Condition, @unchecked Sendable {
         setUp(name: "And")
     }
 
-    /// Satisfied when any one of `conditions` is; otherwise the first failure, in the order
-    /// given; otherwise `false`.
+    /// Satisfied when any one of `conditions` is; otherwise failed, with the error of the one
+    /// that failed, or, when several did, with ``ProcedureKitError/FailedConditions`` holding
+    /// all their errors in the order given, as in the original; otherwise `false`.
     public init<S: Sequence<Condition>>(orPredicateWith conditions: S) {
         self.conditions = Array(conditions).removingDuplicates()
         combination = .any

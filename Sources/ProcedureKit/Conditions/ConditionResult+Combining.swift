@@ -9,9 +9,16 @@ extension Array where Element == ConditionResult {
     }
 
     /// The results combined as an ``OrCondition`` combines them: `true` if any is; otherwise
-    /// the first failure, in order; otherwise `false`.
+    /// the failure if one failed, and all the failures as one
+    /// ``ProcedureKitError/FailedConditions``, in order, if several did, as the original does;
+    /// otherwise `false`.
     var anySatisfied: ConditionResult {
         if contains(where: { $0.value == true }) { return .success(true) }
-        return first(where: { $0.error != nil }) ?? .success(false)
+        let errors = compactMap(\.error)
+        switch errors.count {
+        case 0: return .success(false)
+        case 1: return .failure(errors[0])
+        default: return .failure(ProcedureKitError.FailedConditions(errors: errors))
+        }
     }
 }

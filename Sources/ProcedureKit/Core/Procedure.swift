@@ -50,6 +50,8 @@ open class Procedure: Operation, @unchecked Sendable {
         /// Threads in ``waitUntilFinished()``, woken once it has settled.
         var settleWaiters: [DispatchSemaphore] = []
         var queue: ProcedureQueue?
+        /// The index of its entry among the queue's members.
+        var queueMember = 0
         var holdsQueueSlot = false
         var exclusivityCategories: [String] = []
         var isHandlingEvents = false
@@ -474,7 +476,8 @@ open class Procedure: Operation, @unchecked Sendable {
 
     private func handle(_ event: Event) {
         switch event {
-        case .start(let queue): handleStart(from: queue)
+        case .start(let queue):
+            if !queue.sendsStartToUnderlyingQueue(self) { handleStart(from: queue) }
         case .didCancel(let error): handleDidCancel(error)
         case .finish(let error): handleFinish(error)
         case .work(let work): work()
@@ -525,15 +528,20 @@ open class Procedure: Operation, @unchecked Sendable {
         for observer in observers { observer.did(cancel: self, with: error) }
     }
 
-    private func handleFinish(_ requestedError: (any Error)?) {
-        let begun = protected.withLock {
-            protected -> (error: (any Error)?, queue: ProcedureQueue?)? in
+    /// Moves the procedure to finishing, settling its error; `nil` if it is finishing already.
+    private func beginFinishing(
+        _ requestedError: (any Error)?
+    ) -> (error: (any Error)?, queue: ProcedureQueue?)? {
+        protected.withLock { protected in
             guard protected.state == .executing || protected.state == .pending else { return nil }
             protected.transition(to: .finishing)
             protected.error = protected.cancelError ?? requestedError
             return (protected.error, protected.queue)
         }
-        guard let begun else { return }
+    }
+
+    private func handleFinish(_ requestedError: (any Error)?) {
+        guard let begun = beginFinishing(requestedError) else { return }
         let error = begun.error
 
         procedureWillFinish(with: error)
@@ -551,7 +559,8 @@ open class Procedure: Operation, @unchecked Sendable {
             }
             return (
                 observers: protected.observers, waiters: protected.waiters,
-                queue: protected.queue, releasesSlot: protected.holdsQueueSlot,
+                queue: protected.queue, member: protected.queueMember,
+                releasesSlot: protected.holdsQueueSlot,
                 isExclusive: !protected.exclusivityCategories.isEmpty
             )
         }
@@ -562,7 +571,13 @@ open class Procedure: Operation, @unchecked Sendable {
         didChangeValue(forKey: "isFinished")
         if finished.isExclusive { ExclusivityManager.shared.release(self) }
         for waiter in finished.waiters { waiter.dependencyDidFinish() }
-        finished.queue?.operationDidFinish(self, releasingSlot: finished.releasesSlot)
+        finished.queue?.operationDidFinish(
+            self, member: finished.member, releasingSlot: finished.releasesSlot)
+        settle()
+    }
+
+    /// Marks the procedure settled and wakes the threads in ``waitUntilFinished()``.
+    private func settle() {
         let sleepers = protected.withLock { protected in
             protected.isSettled = true
             defer { protected.settleWaiters = [] }
@@ -593,8 +608,9 @@ open class Procedure: Operation, @unchecked Sendable {
         case waiting
     }
 
-    /// Moves the procedure into `queue` and starts waiting for what it needs.
-    final func enqueue(on queue: ProcedureQueue) -> EnqueueOutcome {
+    /// Moves the procedure into `queue`, where its entry among the members is at `member`, and
+    /// starts waiting for what it needs.
+    final func enqueue(on queue: ProcedureQueue, member: Int) -> EnqueueOutcome {
         let snapshot = protected.withLock { protected in
             precondition(
                 protected.state == .initialized,
@@ -602,6 +618,7 @@ open class Procedure: Operation, @unchecked Sendable {
             )
             protected.transition(to: .pending)
             protected.queue = queue
+            protected.queueMember = member
             if protected.isCancelled {
                 // One that finishes itself executes at once; the others finish at once.
                 if isAutomaticFinishingDisabled {

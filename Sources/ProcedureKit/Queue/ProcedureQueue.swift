@@ -9,6 +9,9 @@ import Synchronization
 /// operation and each dependency edge costs O(1) amortised work, and nothing recurses with
 /// the size of the graph. Operations become ready in any order; ready ones start in the order
 /// they became ready.
+///
+/// Operations start on the library's own worker threads, or on ``underlyingQueue`` if one is
+/// set; ``main`` runs them on the main dispatch queue, one at a time.
 public final class ProcedureQueue: @unchecked Sendable {
     // @unchecked Sendable: all mutable state is inside `state`, a `Locked` mutex.
 
@@ -26,7 +29,8 @@ public final class ProcedureQueue: @unchecked Sendable {
         var workers = 0
         var busyWorkers = 0
         /// Added and not finished.
-        var unfinished = 0
+        var members = QueueMembers()
+        var underlyingQueue: DispatchQueue?
         var isSuspended = false
         /// Condition evaluations held back while the queue is suspended.
         var heldEvaluations: [@Sendable () -> Void] = []
@@ -42,9 +46,29 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// run asynchronously do not hold a worker, so this limits threads, not concurrency.
     static let unlimitedWorkerCount = 64
 
+    /// How many worker loops to start, and where.
+    struct Spawn {
+        var count = 0
+        /// The underlying queue they run on; `nil` for the library's worker threads.
+        var home: DispatchQueue?
+    }
+
     private let state = Locked(State())
     /// Whether a delegate was ever set: spares the finishing path a lock when none was.
     private let hasHadDelegate = Atomic<Bool>(false)
+    /// Whether ``underlyingQueue`` is set: spares starting procedures a lock when it is not.
+    private let hasUnderlyingQueue = Atomic<Bool>(false)
+
+    /// The queue that runs operations on the main dispatch queue (`DispatchQueue.main`), one at
+    /// a time, as the original's `ProcedureQueue.main` does.
+    ///
+    /// Nothing runs there unless the main dispatch queue is serviced: by `dispatchMain()`, a
+    /// run loop on the main thread, or an `async` `main`.
+    public static let main: ProcedureQueue = {
+        let queue = ProcedureQueue(name: "main", maxConcurrentOperationCount: 1)
+        queue.underlyingQueue = .main
+        return queue
+    }()
 
     /// Creates a queue.
     ///
@@ -116,85 +140,87 @@ public final class ProcedureQueue: @unchecked Sendable {
         set { state.withLock { $0.owner = newValue } }
     }
 
+    /// The dispatch queue operations are started on, or `nil` (the default) for the library's
+    /// worker threads.
+    ///
+    /// A procedure's `execute()` (and the callbacks that come with its start, its will-execute
+    /// observers) runs there, as does a plain operation's `start()`; the queue's limit still
+    /// applies. Its other callbacks run where its events are handled, as on any queue. Use a
+    /// serial queue, or ``main``, for work that must stay on one thread.
+    ///
+    /// - Precondition: set only while the queue holds no operation, as Foundation's
+    ///   `OperationQueue` requires.
+    public var underlyingQueue: DispatchQueue? {
+        get { state.withLock { $0.underlyingQueue } }
+        set {
+            state.withLock { state in
+                precondition(
+                    state.members.count == 0 || state.underlyingQueue === newValue,
+                    "The underlying queue of \(state.name ?? "a ProcedureQueue") was set while it "
+                        + "held \(state.members.count) operations: set it before adding any.")
+                state.underlyingQueue = newValue
+                hasUnderlyingQueue.store(newValue != nil, ordering: .releasing)
+            }
+        }
+    }
+
     /// How many operations have been added and have not finished.
     public var operationCount: Int {
-        state.withLock { $0.unfinished }
+        state.withLock { $0.members.count }
+    }
+
+    /// The operations added and not finished, in the order they were added.
+    ///
+    /// An operation leaves the list once it has finished and its did-finish observers have run.
+    public var operations: [Operation] {
+        state.withLock { $0.members.inOrder }
+    }
+
+    /// Cancels every operation added and not finished, in the order they were added.
+    ///
+    /// Procedures are cancelled as ``Procedure/cancel()`` does: those not started finish
+    /// without executing; those running read `isCancelled`.
+    public func cancelAllOperations() {
+        for operation in operations { operation.cancel() }
     }
 
     // MARK: - Adding operations
-
-    /// Adds `operation`: a ``Procedure`` or any Foundation `Operation`.
-    public func addOperation(_ operation: Operation) {
-        addOperations([operation])
-    }
-
-    /// Adds a block to run as an operation.
-    public func addOperation(_ block: @escaping @Sendable () -> Void) {
-        addOperation(BlockOperation(block: block))
-    }
-
-    /// Adds `operations`, optionally waiting until all of them have finished.
-    public func addOperations(_ operations: [Operation], waitUntilFinished: Bool = false) {
-        add(operations, fromOwner: false)
-        if waitUntilFinished {
-            for operation in operations { operation.waitUntilFinished() }
-        }
-    }
 
     /// Adds `operations`; unless they come from the owning group itself, the group is told first
     /// so that it counts them among its children.
     func add(_ operations: [Operation], fromOwner: Bool) {
         guard !operations.isEmpty else { return }
-        let (owner, delegate) = state.withLock { state in
-            state.unfinished += operations.count
-            return (state.owner, state.delegate)
+        let (indices, owner, delegate) = state.withLock { state in
+            (state.members.add(operations), state.owner, state.delegate)
         }
         if !fromOwner { owner?.queueWillAdd(operations) }
         for operation in operations { delegate?.procedureQueue(self, willAddOperation: operation) }
-        enqueue(operations)
+        enqueue(operations, at: indices)
         for operation in operations { delegate?.procedureQueue(self, didAddOperation: operation) }
     }
 
-    /// Starts `operations` waiting for what they need, handing those that need nothing to the
-    /// ready list.
-    private func enqueue(_ operations: [Operation]) {
+    /// Starts `operations`, whose entries among the members are at `indices`, waiting for what
+    /// they need, handing those that need nothing to the ready list.
+    private func enqueue(_ operations: [Operation], at indices: [Int]) {
         var ready: [ReadyItem] = []
-        for operation in operations {
+        for (operation, index) in zip(operations, indices) {
             if let procedure = operation as? Procedure {
-                if procedure.enqueue(on: self) == .ready { ready.append(.procedure(procedure)) }
+                if procedure.enqueue(on: self, member: index) == .ready {
+                    ready.append(.procedure(procedure))
+                }
             } else {
-                let queued = QueuedOperation(operation, queue: self)
+                let queued = QueuedOperation(operation, queue: self, member: index)
                 if queued.waitForDependencies() { ready.append(.operation(queued)) }
             }
         }
         enqueueReady(ready)
     }
 
-    /// Adds each of `operations`.
-    public func addOperations(_ operations: Operation...) {
-        addOperations(operations)
-    }
-
-    /// Adds `operation`.
-    public func add(operation: Operation) {
-        addOperation(operation)
-    }
-
-    /// Adds each of `operations`.
-    public func add<S: Sequence<Operation>>(operations: S) {
-        addOperations(Array(operations))
-    }
-
-    /// Adds each of `operations`.
-    public func add(operations: Operation...) {
-        addOperations(operations)
-    }
-
     /// Blocks the calling thread until every operation added so far, and every operation those
     /// add while this waits, has finished.
     public func waitUntilAllOperationsAreFinished() {
         let semaphore = state.withLock { state -> DispatchSemaphore? in
-            guard state.unfinished > 0 else { return nil }
+            guard state.members.count > 0 else { return nil }
             let semaphore = DispatchSemaphore(value: 0)
             state.idleWaiters.append(semaphore)
             return semaphore
@@ -219,13 +245,15 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     /// Called when `operation`, which was added to this queue, has finished.
     ///
-    /// - Parameter releasingSlot: whether it had been started, and so held a slot.
-    func operationDidFinish(_ operation: Operation, releasingSlot: Bool) {
+    /// - Parameters:
+    ///   - member: the index of its entry among the members.
+    ///   - releasingSlot: whether it had been started, and so held a slot.
+    func operationDidFinish(_ operation: Operation, member: Int, releasingSlot: Bool) {
         let (spawn, waiters, owner, delegate) = state.withLock { state in
             if releasingSlot { state.executing -= 1 }
-            state.unfinished -= 1
+            state.members.remove(at: member)
             var waiters: [DispatchSemaphore] = []
-            if state.unfinished == 0 { swap(&waiters, &state.idleWaiters) }
+            if state.members.count == 0 { swap(&waiters, &state.idleWaiters) }
             return (Self.workersToSpawn(&state), waiters, state.owner, state.delegate)
         }
         if let delegate {
@@ -266,30 +294,39 @@ public final class ProcedureQueue: @unchecked Sendable {
     }
 
     /// How many more worker loops to start so that every ready operation that may start now
-    /// has a worker looking for it.
-    private static func workersToSpawn(_ state: inout State) -> Int {
-        guard !state.isSuspended, !state.ready.isEmpty else { return 0 }
+    /// has a worker looking for it, and where they run.
+    private static func workersToSpawn(_ state: inout State) -> Spawn {
+        guard !state.isSuspended, !state.ready.isEmpty else { return Spawn() }
         let limit = state.maxConcurrentOperationCount
         let freeSlots = limit > 0 ? limit - state.executing : Int.max
         let workerCap = limit > 0 ? limit : unlimitedWorkerCount
         let searching = state.workers - state.busyWorkers
         let wanted = min(state.ready.count, freeSlots) - searching
         let spawn = min(wanted, workerCap - state.workers)
-        guard spawn > 0 else { return 0 }
+        guard spawn > 0 else { return Spawn() }
         state.workers += spawn
-        return spawn
+        return Spawn(count: spawn, home: state.underlyingQueue)
     }
 
-    private func spawnWorkers(_ count: Int) {
-        for _ in 0..<count {
-            WorkerThreads.shared.run { self.runWorker() }
+    private func spawnWorkers(_ spawn: Spawn) {
+        guard spawn.count > 0 else { return }
+        if let home = spawn.home {
+            for _ in 0..<spawn.count {
+                home.async { QueueWorker.running(for: self) { self.runWorker(home: home) } }
+            }
+        } else {
+            for _ in 0..<spawn.count {
+                WorkerThreads.shared.run { self.runWorker(home: nil) }
+            }
         }
     }
 
-    /// Starts ready operations one after another until none may start.
-    private func runWorker() {
+    /// Starts ready operations one after another until none may start here.
+    ///
+    /// - Parameter home: the underlying queue this worker runs on, `nil` on a worker thread.
+    private func runWorker(home: DispatchQueue?) {
         var wasBusy = false
-        while let item = nextItem(afterBusy: wasBusy) {
+        while let item = nextItem(afterBusy: wasBusy, home: home) {
             // Work a start left for this thread goes elsewhere: another start comes first.
             if wasBusy { WorkerThreads.shared.releaseDeferredJob() }
             WorkerThreads.shared.allowingDeferral {
@@ -302,19 +339,36 @@ public final class ProcedureQueue: @unchecked Sendable {
         }
     }
 
-    private func nextItem(afterBusy wasBusy: Bool) -> ReadyItem? {
-        state.withLock { state in
+    /// The next operation for a worker running on `home` to start, taking a slot for it.
+    ///
+    /// A worker whose home is no longer the underlying queue (it was set as the worker looked
+    /// for work) stops, and others are started where operations now run.
+    private func nextItem(afterBusy wasBusy: Bool, home: DispatchQueue?) -> ReadyItem? {
+        let (item, spawn) = state.withLock { state -> (ReadyItem?, Spawn) in
             if wasBusy { state.busyWorkers -= 1 }
             let limit = state.maxConcurrentOperationCount
-            guard !state.isSuspended, limit <= 0 || state.executing < limit,
-                let item = state.ready.popFirst()
+            guard state.underlyingQueue === home, !state.isSuspended,
+                limit <= 0 || state.executing < limit, let item = state.ready.popFirst()
             else {
                 state.workers -= 1
-                return nil
+                return (nil, Self.workersToSpawn(&state))
             }
             state.executing += 1
             state.busyWorkers += 1
-            return item
+            return (item, Spawn())
         }
+        spawnWorkers(spawn)
+        return item
+    }
+
+    /// Whether `procedure`, given a slot, must start on the underlying queue rather than on
+    /// this thread (the thread handling its events, which may be any); if so, its start is
+    /// sent there.
+    func sendsStartToUnderlyingQueue(_ procedure: Procedure) -> Bool {
+        guard hasUnderlyingQueue.load(ordering: .acquiring), !QueueWorker.isRunning(for: self),
+            let home = underlyingQueue
+        else { return false }
+        home.async { QueueWorker.running(for: self) { procedure.start(from: self) } }
+        return true
     }
 }

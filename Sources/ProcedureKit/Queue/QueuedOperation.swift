@@ -14,11 +14,14 @@ import Synchronization
 final class QueuedOperation: DependencyWaiter, Sendable {
     let operation: Operation
     private let queue: ProcedureQueue
+    /// The index of its entry among the queue's members.
+    private let member: Int
     private let unresolvedDependencies = Atomic<Int>(0)
 
-    init(_ operation: Operation, queue: ProcedureQueue) {
+    init(_ operation: Operation, queue: ProcedureQueue, member: Int) {
         self.operation = operation
         self.queue = queue
+        self.member = member
     }
 
     /// Starts waiting for the operation's dependencies.
@@ -67,6 +70,6 @@ final class QueuedOperation: DependencyWaiter, Sendable {
     }
 
     private func finished() {
-        queue.operationDidFinish(operation, releasingSlot: true)
+        queue.operationDidFinish(operation, member: member, releasingSlot: true)
     }
 }

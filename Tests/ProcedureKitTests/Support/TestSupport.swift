@@ -212,3 +212,44 @@ func runProcedure(conditions: Condition...) -> TestProcedure {
     waitForFinish(procedure)
     return procedure
 }
+
+/// Records what a queue tells its delegate.
+final class RecordingDelegate: ProcedureQueueDelegate {
+    let events = Recorder<String>()
+
+    func procedureQueue(_ queue: ProcedureQueue, willAddOperation operation: Operation) {
+        events.append("will add \(operation.name ?? "")")
+    }
+
+    func procedureQueue(_ queue: ProcedureQueue, didAddOperation operation: Operation) {
+        events.append("did add \(operation.name ?? "")")
+    }
+
+    func procedureQueue(
+        _ queue: ProcedureQueue, willFinishProcedure procedure: Procedure, with error: (any Error)?
+    ) {
+        events.append("will finish \(procedure.name ?? "") \((error as? TestError)?.tag ?? "ok")")
+    }
+
+    func procedureQueue(
+        _ queue: ProcedureQueue, didFinishOperation operation: Operation, with error: (any Error)?
+    ) {
+        events.append("did finish \(operation.name ?? "") \((error as? TestError)?.tag ?? "ok")")
+    }
+}
+
+/// A dispatch queue that can tell whether the current code runs on it.
+final class RecognisableQueue: Sendable {
+    let queue: DispatchQueue
+    private let key = DispatchSpecificKey<Bool>()
+
+    init(_ label: String, attributes: DispatchQueue.Attributes = []) {
+        queue = DispatchQueue(label: label, attributes: attributes)
+        queue.setSpecific(key: key, value: true)
+    }
+
+    /// Whether the caller runs on the queue.
+    var isCurrent: Bool {
+        DispatchQueue.getSpecific(key: key) == true
+    }
+}
