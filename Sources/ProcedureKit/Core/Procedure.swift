@@ -28,6 +28,8 @@ open class Procedure: Operation, @unchecked Sendable {
         case didCancel((any Error)?)
         case finish((any Error)?)
         case work(@Sendable () -> Void)
+        /// A held event, released: the rest of `execute` or of `finish`.
+        case resume(PendingEvent.Kind)
     }
 
     struct Protected {
@@ -53,8 +55,8 @@ open class Procedure: Operation, @unchecked Sendable {
         var holdsQueueSlot = false
         var exclusivityCategories: [String] = []
         var isHandlingEvents = false
-        /// Will-execute observers are running: `execute()` has not been called yet.
-        var isAnnouncingExecution = false
+        /// The execute or finish being announced or held back (see `Procedure+PendingEvents`).
+        var heldEvent: HeldEvent?
         var events = RingBuffer<Event>()
         /// Called each time an input is injected (see `bind(to:)`).
         var inputInjectionObservers: [@Sendable () -> Void] = []
@@ -424,29 +426,9 @@ open class Procedure: Operation, @unchecked Sendable {
         handle(startingWith: event)
     }
 
-    /// Runs `work` before every event of this procedure not yet begun, if `isInTime` holds.
-    ///
-    /// - Returns: false, running nothing, if `isInTime` is false.
-    final func postFirst(
-        _ work: @escaping @Sendable () -> Void, if isInTime: (Protected) -> Bool
-    ) -> Bool {
-        let handleNow = protected.withLock { protected -> Bool? in
-            guard isInTime(protected) else { return nil }
-            if protected.isHandlingEvents {
-                protected.events.prepend(.work(work))
-                return false
-            }
-            protected.isHandlingEvents = true
-            return true
-        }
-        guard let handleNow else { return false }
-        if handleNow { handle(startingWith: .work(work)) }
-        return true
-    }
-
     /// Handles `event` and those that follow it, on this thread or, if it is nested deep
     /// already, on another.
-    private func handle(startingWith event: Event) {
+    final func handle(startingWith event: Event) {
         if CallDepth.allowsNesting {
             CallDepth.nested { handleEvents(startingWith: event) }
         } else {
@@ -456,12 +438,13 @@ open class Procedure: Operation, @unchecked Sendable {
         }
     }
 
-    private func handleEvents(startingWith first: Event) {
+    final func handleEvents(startingWith first: Event) {
         CurrentProcedure.handling(self) {
             var next: Event? = first
             while let event = next {
                 handle(event)
                 next = protected.withLock { protected in
+                    if protected.heldEvent != nil { return Self.nextWhileHeld(&protected) }
                     guard let event = protected.events.popFirst() else {
                         protected.isHandlingEvents = false
                         return nil
@@ -478,6 +461,8 @@ open class Procedure: Operation, @unchecked Sendable {
         case .didCancel(let error): handleDidCancel(error)
         case .finish(let error): handleFinish(error)
         case .work(let work): work()
+        case .resume(.execute): executeAnnounced(observers)
+        case .resume(.finish): finishAnnounced(protected.withLock { $0.error })
         }
     }
 
@@ -497,7 +482,7 @@ open class Procedure: Operation, @unchecked Sendable {
                 return .finishCancelled(protected.cancelError)
             }
             protected.transition(to: .executing)
-            protected.isAnnouncingExecution = !protected.observers.isEmpty
+            if !protected.observers.isEmpty { protected.heldEvent = HeldEvent(.execute, holds: 1) }
             return .execute(protected.observers)
         }
         switch action {
@@ -507,17 +492,30 @@ open class Procedure: Operation, @unchecked Sendable {
             handleFinish(error)
         case .execute(let observers):
             if !observers.isEmpty {
-                for observer in observers { observer.will(execute: self) }
-                protected.withLock { $0.isAnnouncingExecution = false }
+                announceExecution(to: observers)
+                // Held: the event loop resumes it once released.
+                guard protected.withLock({ Self.announcementDidEnd(&$0) }) else { return }
             }
-            if isCancelled, !isAutomaticFinishingDisabled {
-                // Cancelled by a will-execute observer: do not start the work.
-                finish()
-                return
-            }
-            execute()
-            for observer in observers { observer.did(execute: self) }
+            executeAnnounced(observers)
         }
+    }
+
+    /// Tells will-execute observers, with a token for the execute that the procedure's
+    /// `heldEvent` counts already.
+    private func announceExecution(to observers: [any ProcedureObserver]) {
+        let pendingExecute = PendingEvent(.execute, of: self)
+        for observer in observers { observer.will(execute: self, pendingExecute: pendingExecute) }
+    }
+
+    /// Executes, once will-execute observers have been told and nothing holds the execute.
+    private func executeAnnounced(_ observers: [any ProcedureObserver]) {
+        if isCancelled, !isAutomaticFinishingDisabled {
+            // Cancelled by a will-execute observer, or while held: do not start the work.
+            finish()
+            return
+        }
+        execute()
+        for observer in observers { observer.did(execute: self) }
     }
 
     private func handleDidCancel(_ error: (any Error)?) {
@@ -531,6 +529,7 @@ open class Procedure: Operation, @unchecked Sendable {
             guard protected.state == .executing || protected.state == .pending else { return nil }
             protected.transition(to: .finishing)
             protected.error = protected.cancelError ?? requestedError
+            protected.heldEvent = HeldEvent(.finish, holds: 0)
             return (protected.error, protected.queue)
         }
         guard let begun else { return }
@@ -538,10 +537,30 @@ open class Procedure: Operation, @unchecked Sendable {
 
         procedureWillFinish(with: error)
         protected.withLock { $0.parentWillFinish }?(self, error)
-        for observer in observers { observer.will(finish: self, with: error) }
+        announceFinish(with: error)
         begun.queue?.procedureWillFinish(self, with: error)
+        finishAnnounced(error)
+    }
 
-        let finished = protected.withLock { protected in
+    /// Tells will-finish observers, with a token for the finish if there are any.
+    private func announceFinish(with error: (any Error)?) {
+        let (observers, pendingFinish) = observersAndToken()
+        guard let pendingFinish else { return }
+        for observer in observers {
+            observer.will(finish: self, with: error, pendingFinish: pendingFinish)
+        }
+    }
+
+    private typealias Finished = (
+        observers: [any ProcedureObserver], waiters: [any DependencyWaiter],
+        queue: ProcedureQueue?, releasesSlot: Bool, isExclusive: Bool
+    )
+
+    /// Finishes, once the finish has been announced and nothing holds it; returns at once,
+    /// leaving it to the event loop, while it is held.
+    private func finishAnnounced(_ error: (any Error)?) {
+        let finished = protected.withLock { protected -> Finished? in
+            if protected.heldEvent != nil, !Self.announcementDidEnd(&protected) { return nil }
             protected.transition(to: .finished)
             defer {
                 protected.observers = []
@@ -555,6 +574,7 @@ open class Procedure: Operation, @unchecked Sendable {
                 isExclusive: !protected.exclusivityCategories.isEmpty
             )
         }
+        guard let finished else { return }
         procedureDidFinish(with: error)
         for observer in finished.observers { observer.did(finish: self, with: error) }
         // Foundation's own bookkeeping: plain operations that depend on this one, the
