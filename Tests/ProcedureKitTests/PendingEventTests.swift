@@ -16,46 +16,43 @@ import Testing
 @Suite("PendingEvent")
 struct PendingEventTests {
 
-    /// Keeps the tokens a procedure's will-execute or will-finish observers are given until the
-    /// test lets them go; `announced` is signalled once every such observer has been called.
+    /// Keeps tokens for a procedure's execute or finish until the test lets them go: the one
+    /// its observer is given, and more read from `pendingEvent`; `announced` is signalled once
+    /// they are all kept.
     final class TokenKeeper: Sendable {
         private let tokens = Locked<[PendingEvent]>([])
         let announced = DispatchSemaphore(value: 0)
 
+        /// Keeps the token given, and `count - 1` more, each a hold of its own.
+        private func keep(_ given: PendingEvent, of procedure: Procedure, count: Int) {
+            var kept = [given]
+            for _ in 1..<count { kept.append(procedure.pendingEvent!) }
+            tokens.withLock { $0 = kept }
+            announced.signal()
+        }
+
         /// Keeps `count` tokens for `procedure`'s execute.
         static func holdingExecute(of procedure: Procedure, count: Int = 1) -> TokenKeeper {
             let keeper = TokenKeeper()
-            for _ in 0..<count {
-                procedure.addObserver(
-                    BlockObserver(
-                        willExecuteHolding: { _, token in
-                            keeper.tokens.withLock { $0.append(token) }
-                        },
-                        willFinishHolding: nil))
+            procedure.addWillExecuteBlockObserver { procedure, pendingExecute in
+                keeper.keep(pendingExecute, of: procedure, count: count)
             }
-            procedure.addObserver(BlockObserver(willExecute: { _ in keeper.announced.signal() }))
             return keeper
         }
 
         /// Keeps `count` tokens for `procedure`'s finish.
         static func holdingFinish(of procedure: Procedure, count: Int = 1) -> TokenKeeper {
             let keeper = TokenKeeper()
-            for _ in 0..<count {
-                procedure.addObserver(
-                    BlockObserver(
-                        willExecuteHolding: nil,
-                        willFinishHolding: { _, _, token in
-                            keeper.tokens.withLock { $0.append(token) }
-                        }))
+            procedure.addWillFinishBlockObserver { procedure, _, pendingFinish in
+                keeper.keep(pendingFinish, of: procedure, count: count)
             }
-            procedure.addObserver(BlockObserver(willFinish: { _, _ in keeper.announced.signal() }))
             return keeper
         }
 
         /// The first token kept.
         var first: PendingEvent { tokens.withLock { $0[0] } }
 
-        /// Lets go of one token.
+        /// Lets go of the last token kept.
         func releaseOne() {
             tokens.withLock { _ = $0.removeLast() }
         }

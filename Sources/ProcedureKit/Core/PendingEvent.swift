@@ -45,7 +45,7 @@ public final class PendingEvent: Sendable, CustomStringConvertible {
     public let kind: Kind
 
     /// The procedure whose event it is.
-    public let procedure: Procedure
+    let procedure: Procedure
 
     /// Made by the procedure only, which has counted it as a hold on `kind`.
     init(_ kind: Kind, of procedure: Procedure) {

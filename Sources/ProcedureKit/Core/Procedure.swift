@@ -19,6 +19,9 @@ import Synchronization
 ///
 /// `execute()` and every callback of one procedure (observers, the `procedure…` hooks, condition
 /// evaluation) run one at a time, never concurrently with each other.
+///
+/// A will-execute or will-finish observer can hold that event back, for asynchronous work that
+/// must come first, by keeping the ``PendingEvent`` it is given.
 open class Procedure: Operation, @unchecked Sendable {
     // @unchecked Sendable: every mutable stored property is inside `protected` (a `Locked` mutex) or is
     // the Atomic `unresolvedDependencies`. Subclasses own the safety of what they add.
