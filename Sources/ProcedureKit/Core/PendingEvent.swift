@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A procedure's execute or finish that has not happened yet, held back while this token lives.
 ///
@@ -47,14 +48,19 @@ public final class PendingEvent: Sendable, CustomStringConvertible {
     /// The procedure whose event it is.
     let procedure: Procedure
 
-    /// Made by the procedure only, which has counted it as a hold on `kind`.
-    init(_ kind: Kind, of procedure: Procedure) {
+    /// Whether the procedure counts this token as a hold, which its going ends. The token
+    /// handed to observers is counted only if it outlives them.
+    let isCounted: Atomic<Bool>
+
+    /// Made by the procedure only, which counts it as a hold on `kind` if `isCounted`.
+    init(_ kind: Kind, of procedure: Procedure, isCounted: Bool) {
         self.kind = kind
         self.procedure = procedure
+        self.isCounted = Atomic(isCounted)
     }
 
     deinit {
-        procedure.pendingEventDidEnd(kind)
+        if isCounted.load(ordering: .acquiring) { procedure.pendingEventDidEnd(kind) }
     }
 
     /// Runs `body` with the event still to come, however soon the token would otherwise go.

@@ -2,30 +2,30 @@ import Dispatch
 import Foundation
 
 // How a held event works. While a procedure announces its execute (will-execute observers) or
-// its finish (procedureWillFinish, will-finish observers), `heldEvent` is set and each
-// `PendingEvent` token made for it counts one hold. Once the announcement is over, the event
-// happens at once if no token lives and no work waits before it — the path every procedure
-// without holds takes, at the cost of a check. Otherwise the event loop stays busy
-// (`isHandlingEvents` remains true, so other events queue behind the held one) and runs, in
-// turn: the work added before the event (`workBefore`), then, once the last token has gone,
-// the event itself (`.resume`). When it has nothing to run it parks (`isParked`): whoever
-// next adds work before the event runs it on their thread; the last token to go resumes the
-// event on another thread, as tokens may be let go anywhere, even under a lock of the caller's.
+// its finish (procedureWillFinish, will-finish observers), `heldEvent` is set. A token read
+// from `pendingEvent` counts one hold at once; the token handed to the observers counts one
+// only if someone still has it when they have all returned (so that a procedure whose
+// observers keep nothing takes no lock for it). Then the event happens at once if nothing holds
+// it and no work waits before it — the path every procedure without holds takes, at the cost
+// of a check. Otherwise the event loop stays busy (`isHandlingEvents` remains true, so other
+// events queue behind the held one) and runs, in turn: the work added before the event
+// (`workBeforeHeldEvent`), then, once the last counted token has gone, the event itself
+// (`.resumeExecute`, `.resumeFinish`). When it has nothing to run it parks (`isParked`):
+// whoever next adds work before the event runs it on their thread; the last token to go
+// resumes the event on another thread, as tokens may be let go anywhere, even under a lock of
+// the caller's.
 
 extension Procedure {
-    /// An event being announced, or held back by tokens, and the work to run before it.
+    /// An event being announced, or held back by tokens.
     struct HeldEvent {
         let kind: PendingEvent.Kind
-        /// Tokens for the event still alive.
+        /// Counted tokens for the event still alive.
         var holds = 0
-        /// Operations to add and children to announce before the event.
-        var workBefore = RingBuffer<@Sendable () -> Void>()
         /// The announcement is over and no thread is handling the procedure's events.
         var isParked = false
 
-        init(_ kind: PendingEvent.Kind, holds: Int) {
+        init(_ kind: PendingEvent.Kind) {
             self.kind = kind
-            self.holds = holds
         }
     }
 
@@ -49,19 +49,7 @@ extension Procedure {
             protected.heldEvent!.holds += 1
             return protected.heldEvent!.kind
         }
-        return kind.map { PendingEvent($0, of: self) }
-    }
-
-    /// The observers to announce the event in `heldEvent` to, and a token to hand them, made
-    /// only if there are any.
-    final func observersAndToken() -> ([any ProcedureObserver], PendingEvent?) {
-        let (observers, kind) = protected.withLock {
-            protected -> ([any ProcedureObserver], PendingEvent.Kind?) in
-            guard !protected.observers.isEmpty else { return ([], nil) }
-            protected.heldEvent!.holds += 1
-            return (protected.observers, protected.heldEvent!.kind)
-        }
-        return (observers, kind.map { PendingEvent($0, of: self) })
+        return kind.map { PendingEvent($0, of: self, isCounted: true) }
     }
 
     /// Called as a token for `kind` goes: the last one resumes a parked event.
@@ -79,14 +67,23 @@ extension Procedure {
         }
         guard resumes else { return }
         DispatchQueue.global().async { [self] in
-            CallDepth.nested { handleEvents(startingWith: .resume(kind)) }
+            CallDepth.nested { handleEvents(startingWith: Self.resumption(of: kind)) }
         }
     }
 
     /// Ends the announcement of the event in `heldEvent`: true if it may happen now (nothing
     /// holds it, nothing waits before it), false if the event loop is to resume it later.
-    static func announcementDidEnd(_ protected: inout Protected) -> Bool {
-        guard protected.heldEvent!.holds == 0, protected.heldEvent!.workBefore.isEmpty else {
+    ///
+    /// - Parameter handedOut: the token the observers were given, if any: counted as a hold if
+    ///   anyone else still has it.
+    static func announcementDidEnd(
+        _ protected: inout Protected, handedOut token: inout PendingEvent?
+    ) -> Bool {
+        if token != nil, !isKnownUniquelyReferenced(&token) {
+            token!.isCounted.store(true, ordering: .releasing)
+            protected.heldEvent!.holds += 1
+        }
+        guard protected.heldEvent!.holds == 0, protected.workBeforeHeldEvent.isEmpty else {
             return false
         }
         protected.heldEvent = nil
@@ -96,13 +93,21 @@ extension Procedure {
     /// What the event loop handles next while an event is held: the work before it, then,
     /// once nothing holds it, the event; `nil` parks the loop.
     static func nextWhileHeld(_ protected: inout Protected) -> Event? {
-        if let work = protected.heldEvent!.workBefore.popFirst() { return .work(work) }
+        if let work = protected.workBeforeHeldEvent.popFirst() { return .work(work) }
         guard protected.heldEvent!.holds > 0 else {
             defer { protected.heldEvent = nil }
-            return .resume(protected.heldEvent!.kind)
+            return resumption(of: protected.heldEvent!.kind)
         }
         protected.heldEvent!.isParked = true
         return nil
+    }
+
+    /// The event that carries out `kind` once it is no longer held.
+    private static func resumption(of kind: PendingEvent.Kind) -> Event {
+        switch kind {
+        case .execute: return .resumeExecute
+        case .finish: return .resumeFinish
+        }
     }
 
     /// Runs `work` in turn with this procedure's callbacks, before `event` happens.
@@ -120,9 +125,9 @@ extension Procedure {
         let runsNow = protected.withLock { protected -> Bool in
             precondition(
                 protected.heldEvent?.kind == event.kind,
-                "\(event) is alive, but its event is not held.")
+                "\(event) was used after the event happened: a token kept weakly does not hold it.")
             guard protected.heldEvent!.isParked else {
-                protected.heldEvent!.workBefore.append(work)
+                protected.workBeforeHeldEvent.append(work)
                 return false
             }
             protected.heldEvent!.isParked = false

@@ -31,8 +31,10 @@ open class Procedure: Operation, @unchecked Sendable {
         case didCancel((any Error)?)
         case finish((any Error)?)
         case work(@Sendable () -> Void)
-        /// A held event, released: the rest of `execute` or of `finish`.
-        case resume(PendingEvent.Kind)
+        /// A held execute, released: `execute()` and the did-execute observers.
+        case resumeExecute
+        /// A held finish, released: the procedure finishes.
+        case resumeFinish
     }
 
     struct Protected {
@@ -60,6 +62,8 @@ open class Procedure: Operation, @unchecked Sendable {
         var isHandlingEvents = false
         /// The execute or finish being announced or held back (see `Procedure+PendingEvents`).
         var heldEvent: HeldEvent?
+        /// Operations to add and children to announce before the held event.
+        var workBeforeHeldEvent = RingBuffer<@Sendable () -> Void>()
         var events = RingBuffer<Event>()
         /// Called each time an input is injected (see `bind(to:)`).
         var inputInjectionObservers: [@Sendable () -> Void] = []
@@ -464,8 +468,10 @@ open class Procedure: Operation, @unchecked Sendable {
         case .didCancel(let error): handleDidCancel(error)
         case .finish(let error): handleFinish(error)
         case .work(let work): work()
-        case .resume(.execute): executeAnnounced(observers)
-        case .resume(.finish): finishAnnounced(protected.withLock { $0.error })
+        case .resumeExecute: executeAnnounced(observers)
+        case .resumeFinish:
+            var none: PendingEvent?
+            finishAnnounced(protected.withLock { $0.error }, handedOut: &none)
         }
     }
 
@@ -485,7 +491,7 @@ open class Procedure: Operation, @unchecked Sendable {
                 return .finishCancelled(protected.cancelError)
             }
             protected.transition(to: .executing)
-            if !protected.observers.isEmpty { protected.heldEvent = HeldEvent(.execute, holds: 1) }
+            if !protected.observers.isEmpty { protected.heldEvent = HeldEvent(.execute) }
             return .execute(protected.observers)
         }
         switch action {
@@ -495,19 +501,18 @@ open class Procedure: Operation, @unchecked Sendable {
             handleFinish(error)
         case .execute(let observers):
             if !observers.isEmpty {
-                announceExecution(to: observers)
+                var pendingExecute: PendingEvent? = PendingEvent(
+                    .execute, of: self, isCounted: false)
+                for observer in observers {
+                    observer.will(execute: self, pendingExecute: pendingExecute!)
+                }
                 // Held: the event loop resumes it once released.
-                guard protected.withLock({ Self.announcementDidEnd(&$0) }) else { return }
+                guard
+                    protected.withLock({ Self.announcementDidEnd(&$0, handedOut: &pendingExecute) })
+                else { return }
             }
             executeAnnounced(observers)
         }
-    }
-
-    /// Tells will-execute observers, with a token for the execute that the procedure's
-    /// `heldEvent` counts already.
-    private func announceExecution(to observers: [any ProcedureObserver]) {
-        let pendingExecute = PendingEvent(.execute, of: self)
-        for observer in observers { observer.will(execute: self, pendingExecute: pendingExecute) }
     }
 
     /// Executes, once will-execute observers have been told and nothing holds the execute.
@@ -532,7 +537,7 @@ open class Procedure: Operation, @unchecked Sendable {
             guard protected.state == .executing || protected.state == .pending else { return nil }
             protected.transition(to: .finishing)
             protected.error = protected.cancelError ?? requestedError
-            protected.heldEvent = HeldEvent(.finish, holds: 0)
+            protected.heldEvent = HeldEvent(.finish)
             return (protected.error, protected.queue)
         }
         guard let begun else { return }
@@ -540,18 +545,21 @@ open class Procedure: Operation, @unchecked Sendable {
 
         procedureWillFinish(with: error)
         protected.withLock { $0.parentWillFinish }?(self, error)
-        announceFinish(with: error)
+        var pendingFinish = announceFinish(with: error)
         begun.queue?.procedureWillFinish(self, with: error)
-        finishAnnounced(error)
+        finishAnnounced(error, handedOut: &pendingFinish)
     }
 
-    /// Tells will-finish observers, with a token for the finish if there are any.
-    private func announceFinish(with error: (any Error)?) {
-        let (observers, pendingFinish) = observersAndToken()
-        guard let pendingFinish else { return }
+    /// Tells will-finish observers, with a token for the finish if there are any; returns the
+    /// token.
+    private func announceFinish(with error: (any Error)?) -> PendingEvent? {
+        let observers = observers
+        guard !observers.isEmpty else { return nil }
+        let pendingFinish = PendingEvent(.finish, of: self, isCounted: false)
         for observer in observers {
             observer.will(finish: self, with: error, pendingFinish: pendingFinish)
         }
+        return pendingFinish
     }
 
     private typealias Finished = (
@@ -561,9 +569,15 @@ open class Procedure: Operation, @unchecked Sendable {
 
     /// Finishes, once the finish has been announced and nothing holds it; returns at once,
     /// leaving it to the event loop, while it is held.
-    private func finishAnnounced(_ error: (any Error)?) {
+    ///
+    /// - Parameter handedOut: the token the will-finish observers were given, if any.
+    private func finishAnnounced(_ error: (any Error)?, handedOut token: inout PendingEvent?) {
         let finished = protected.withLock { protected -> Finished? in
-            if protected.heldEvent != nil, !Self.announcementDidEnd(&protected) { return nil }
+            if protected.heldEvent != nil,
+                !Self.announcementDidEnd(&protected, handedOut: &token)
+            {
+                return nil
+            }
             protected.transition(to: .finished)
             defer {
                 protected.observers = []
