@@ -83,7 +83,8 @@ extension Procedure {
             token!.isCounted.store(true, ordering: .releasing)
             protected.heldEvent!.holds += 1
         }
-        guard protected.heldEvent!.holds == 0, protected.workBeforeHeldEvent.isEmpty else {
+        guard protected.heldEvent!.holds == 0, protected.workBeforeHeldEvent?.isEmpty ?? true
+        else {
             return false
         }
         protected.heldEvent = nil
@@ -93,7 +94,7 @@ extension Procedure {
     /// What the event loop handles next while an event is held: the work before it, then,
     /// once nothing holds it, the event; `nil` parks the loop.
     static func nextWhileHeld(_ protected: inout Protected) -> Event? {
-        if let work = protected.workBeforeHeldEvent.popFirst() { return .work(work) }
+        if let work = protected.workBeforeHeldEvent?.popFirst() { return .work(work) }
         guard protected.heldEvent!.holds > 0 else {
             defer { protected.heldEvent = nil }
             return resumption(of: protected.heldEvent!.kind)
@@ -127,7 +128,10 @@ extension Procedure {
                 protected.heldEvent?.kind == event.kind,
                 "\(event) was used after the event happened: a token kept weakly does not hold it.")
             guard protected.heldEvent!.isParked else {
-                protected.workBeforeHeldEvent.append(work)
+                if protected.workBeforeHeldEvent == nil {
+                    protected.workBeforeHeldEvent = RingBuffer()
+                }
+                protected.workBeforeHeldEvent!.append(work)
                 return false
             }
             protected.heldEvent!.isParked = false

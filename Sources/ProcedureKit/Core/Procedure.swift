@@ -62,8 +62,9 @@ open class Procedure: Operation, @unchecked Sendable {
         var isHandlingEvents = false
         /// The execute or finish being announced or held back (see `Procedure+PendingEvents`).
         var heldEvent: HeldEvent?
-        /// Operations to add and children to announce before the held event.
-        var workBeforeHeldEvent = RingBuffer<@Sendable () -> Void>()
+        /// Operations to add and children to announce before the held event; made when the
+        /// first is, so that a procedure never held does not pay for it.
+        var workBeforeHeldEvent: RingBuffer<@Sendable () -> Void>?
         var events = RingBuffer<Event>()
         /// Called each time an input is injected (see `bind(to:)`).
         var inputInjectionObservers: [@Sendable () -> Void] = []
@@ -540,13 +541,12 @@ open class Procedure: Operation, @unchecked Sendable {
             protected.heldEvent = HeldEvent(.finish)
             return (protected.error, protected.queue)
         }
-        guard let begun else { return }
-        let error = begun.error
+        guard case (let error, let queue)? = begun else { return }
 
         procedureWillFinish(with: error)
         protected.withLock { $0.parentWillFinish }?(self, error)
         var pendingFinish = announceFinish(with: error)
-        begun.queue?.procedureWillFinish(self, with: error)
+        queue?.procedureWillFinish(self, with: error)
         finishAnnounced(error, handedOut: &pendingFinish)
     }
 
