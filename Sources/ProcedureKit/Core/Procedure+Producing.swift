@@ -1,16 +1,5 @@
 import Foundation
 
-/// A moment in a procedure's life that an operation it produces can be added before.
-public enum PendingEvent: Sendable {
-    /// The call to `execute()`: produce from a will-execute observer, and the operation is in
-    /// the queue before the work starts.
-    case execute
-    /// The procedure finishing: produce from a will-finish observer or from
-    /// `procedureWillFinish(with:)`, and the operation is in the queue before did-finish
-    /// observers run and dependents start (a group counts it as a child before it finishes).
-    case finish
-}
-
 extension Procedure {
     /// Adds `operation` to this procedure's queue before this procedure finishes.
     ///
@@ -20,49 +9,41 @@ extension Procedure {
     /// - Throws: ``ProcedureKitError`` (`programmingError`) if the procedure is not in a queue
     ///   or has already been asked to finish.
     public final func produce(operation: Operation) throws {
-        let queue = protected.withLock { protected -> ProcedureQueue? in
-            guard !protected.isFinishRequested, protected.state < .finishing else { return nil }
-            return protected.queue
-        }
-        guard let queue else { throw producingError("while it is in a queue and not finishing") }
+        let queue = try queueForProducing()
         post(.work { [self] in addProduced(operation, to: queue) })
     }
 
     /// Adds `operation` to this procedure's queue before `event` happens.
     ///
-    /// Called from one of the procedure's own callbacks, it adds the operation at once;
-    /// called from elsewhere, before any of the procedure's events not yet begun. Will-add and
-    /// did-add observers run as for ``produce(operation:)``.
+    /// `event` is a token a will-execute or will-finish observer was given, or one read from
+    /// ``pendingEvent``: the event waits until the operation is in the queue, however long
+    /// after the event was announced this is called, and from whichever thread. Called from
+    /// one of the procedure's own callbacks, the operation is added at once; from elsewhere,
+    /// ahead of the procedure's other callbacks still to come. Will-add and did-add observers
+    /// run as for ``produce(operation:)``.
+    ///
+    /// `event` may be another procedure's: that one then waits until the operation is added,
+    /// which happens as for ``produce(operation:)``.
     ///
     /// - Parameters:
     ///   - operation: the operation to add.
     ///   - event: what must not happen before the operation is added.
     /// - Throws: ``ProcedureKitError`` (`programmingError`) if the procedure is not in a queue,
-    ///   or if `event` is under way or past (for `.finish` from elsewhere than the procedure's
-    ///   callbacks: once it has begun finishing).
+    ///   or, for another procedure's event, if it has already been asked to finish.
     public final func produce(operation: Operation, before event: PendingEvent) throws {
+        let queue = event.procedure === self ? queue : try queueForProducing()
         guard let queue else { throw producingError("while it is in a queue") }
-        let add: @Sendable () -> Void = { [self] in addProduced(operation, to: queue) }
-        if CurrentProcedure.isHandling(self) {
-            guard protected.withLock({ Self.isInTime(for: event, $0, fromCallback: true) }) else {
-                throw producingError("before \(event) while that is still to come")
-            }
-            add()
-        } else if !postFirst(add, if: { Self.isInTime(for: event, $0, fromCallback: false) }) {
-            throw producingError("before \(event) while that is still to come")
-        }
+        runInTurn({ [self] in addProduced(operation, to: queue) }, before: event)
     }
 
-    /// Whether an operation produced now can still be added before `event`.
-    private static func isInTime(
-        for event: PendingEvent, _ protected: Protected, fromCallback: Bool
-    ) -> Bool {
-        switch (event, fromCallback) {
-        case (.execute, true): return protected.state == .pending || protected.isAnnouncingExecution
-        case (.execute, false): return protected.state == .pending
-        case (.finish, true): return protected.state < .finished
-        case (.finish, false): return protected.state < .finishing
+    /// The queue to produce on, while the procedure is in one and not finishing.
+    private func queueForProducing() throws -> ProcedureQueue {
+        let queue = protected.withLock { protected -> ProcedureQueue? in
+            guard !protected.isFinishRequested, protected.state < .finishing else { return nil }
+            return protected.queue
         }
+        guard let queue else { throw producingError("while it is in a queue and not finishing") }
+        return queue
     }
 
     private func addProduced(_ operation: Operation, to queue: ProcedureQueue) {

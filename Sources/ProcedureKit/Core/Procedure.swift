@@ -19,6 +19,9 @@ import Synchronization
 ///
 /// `execute()` and every callback of one procedure (observers, the `procedure…` hooks, condition
 /// evaluation) run one at a time, never concurrently with each other.
+///
+/// A will-execute or will-finish observer can hold that event back, for asynchronous work that
+/// must come first, by keeping the ``PendingEvent`` it is given.
 open class Procedure: Operation, @unchecked Sendable {
     // @unchecked Sendable: every mutable stored property is inside `protected` (a `Locked` mutex) or is
     // the Atomic `unresolvedDependencies`. Subclasses own the safety of what they add.
@@ -28,6 +31,10 @@ open class Procedure: Operation, @unchecked Sendable {
         case didCancel((any Error)?)
         case finish((any Error)?)
         case work(@Sendable () -> Void)
+        /// A held execute, released: `execute()` and the did-execute observers.
+        case resumeExecute
+        /// A held finish, released: the procedure finishes.
+        case resumeFinish
     }
 
     struct Protected {
@@ -55,8 +62,11 @@ open class Procedure: Operation, @unchecked Sendable {
         var holdsQueueSlot = false
         var exclusivityCategories: [String] = []
         var isHandlingEvents = false
-        /// Will-execute observers are running: `execute()` has not been called yet.
-        var isAnnouncingExecution = false
+        /// The execute or finish being announced or held back (see `Procedure+PendingEvents`).
+        var heldEvent: HeldEvent?
+        /// Operations to add and children to announce before the held event; made when the
+        /// first is, so that a procedure never held does not pay for it.
+        var workBeforeHeldEvent: RingBuffer<@Sendable () -> Void>?
         var events = RingBuffer<Event>()
         /// Called each time an input is injected (see `bind(to:)`).
         var inputInjectionObservers: [@Sendable () -> Void] = []
@@ -426,29 +436,9 @@ open class Procedure: Operation, @unchecked Sendable {
         handle(startingWith: event)
     }
 
-    /// Runs `work` before every event of this procedure not yet begun, if `isInTime` holds.
-    ///
-    /// - Returns: false, running nothing, if `isInTime` is false.
-    final func postFirst(
-        _ work: @escaping @Sendable () -> Void, if isInTime: (Protected) -> Bool
-    ) -> Bool {
-        let handleNow = protected.withLock { protected -> Bool? in
-            guard isInTime(protected) else { return nil }
-            if protected.isHandlingEvents {
-                protected.events.prepend(.work(work))
-                return false
-            }
-            protected.isHandlingEvents = true
-            return true
-        }
-        guard let handleNow else { return false }
-        if handleNow { handle(startingWith: .work(work)) }
-        return true
-    }
-
     /// Handles `event` and those that follow it, on this thread or, if it is nested deep
     /// already, on another.
-    private func handle(startingWith event: Event) {
+    final func handle(startingWith event: Event) {
         if CallDepth.allowsNesting {
             CallDepth.nested { handleEvents(startingWith: event) }
         } else {
@@ -458,12 +448,13 @@ open class Procedure: Operation, @unchecked Sendable {
         }
     }
 
-    private func handleEvents(startingWith first: Event) {
+    final func handleEvents(startingWith first: Event) {
         CurrentProcedure.handling(self) {
             var next: Event? = first
             while let event = next {
                 handle(event)
                 next = protected.withLock { protected in
+                    if protected.heldEvent != nil { return Self.nextWhileHeld(&protected) }
                     guard let event = protected.events.popFirst() else {
                         protected.isHandlingEvents = false
                         return nil
@@ -481,6 +472,10 @@ open class Procedure: Operation, @unchecked Sendable {
         case .didCancel(let error): handleDidCancel(error)
         case .finish(let error): handleFinish(error)
         case .work(let work): work()
+        case .resumeExecute: executeAnnounced(observers)
+        case .resumeFinish:
+            var none: PendingEvent?
+            finishAnnounced(protected.withLock { $0.error }, handedOut: &none)
         }
     }
 
@@ -500,7 +495,7 @@ open class Procedure: Operation, @unchecked Sendable {
                 return .finishCancelled(protected.cancelError)
             }
             protected.transition(to: .executing)
-            protected.isAnnouncingExecution = !protected.observers.isEmpty
+            if !protected.observers.isEmpty { protected.heldEvent = HeldEvent(.execute) }
             return .execute(protected.observers)
         }
         switch action {
@@ -510,17 +505,29 @@ open class Procedure: Operation, @unchecked Sendable {
             handleFinish(error)
         case .execute(let observers):
             if !observers.isEmpty {
-                for observer in observers { observer.will(execute: self) }
-                protected.withLock { $0.isAnnouncingExecution = false }
+                var pendingExecute: PendingEvent? = PendingEvent(
+                    .execute, of: self, isCounted: false)
+                for observer in observers {
+                    observer.will(execute: self, pendingExecute: pendingExecute!)
+                }
+                // Held: the event loop resumes it once released.
+                guard
+                    protected.withLock({ Self.announcementDidEnd(&$0, handedOut: &pendingExecute) })
+                else { return }
             }
-            if isCancelled, !isAutomaticFinishingDisabled {
-                // Cancelled by a will-execute observer: do not start the work.
-                finish()
-                return
-            }
-            execute()
-            for observer in observers { observer.did(execute: self) }
+            executeAnnounced(observers)
         }
+    }
+
+    /// Executes, once will-execute observers have been told and nothing holds the execute.
+    private func executeAnnounced(_ observers: [any ProcedureObserver]) {
+        if isCancelled, !isAutomaticFinishingDisabled {
+            // Cancelled by a will-execute observer, or while held: do not start the work.
+            finish()
+            return
+        }
+        execute()
+        for observer in observers { observer.did(execute: self) }
     }
 
     private func handleDidCancel(_ error: (any Error)?) {
@@ -536,20 +543,49 @@ open class Procedure: Operation, @unchecked Sendable {
             guard protected.state == .executing || protected.state == .pending else { return nil }
             protected.transition(to: .finishing)
             protected.error = protected.cancelError ?? requestedError
+            protected.heldEvent = HeldEvent(.finish)
             return (protected.error, protected.queue)
         }
     }
 
     private func handleFinish(_ requestedError: (any Error)?) {
-        guard let begun = beginFinishing(requestedError) else { return }
-        let error = begun.error
+        guard case (let error, let queue)? = beginFinishing(requestedError) else { return }
 
         procedureWillFinish(with: error)
         protected.withLock { $0.parentWillFinish }?(self, error)
-        for observer in observers { observer.will(finish: self, with: error) }
-        begun.queue?.procedureWillFinish(self, with: error)
+        var pendingFinish = announceFinish(with: error)
+        queue?.procedureWillFinish(self, with: error)
+        finishAnnounced(error, handedOut: &pendingFinish)
+    }
 
-        let finished = protected.withLock { protected in
+    /// Tells will-finish observers, with a token for the finish if there are any; returns the
+    /// token.
+    private func announceFinish(with error: (any Error)?) -> PendingEvent? {
+        let observers = observers
+        guard !observers.isEmpty else { return nil }
+        let pendingFinish = PendingEvent(.finish, of: self, isCounted: false)
+        for observer in observers {
+            observer.will(finish: self, with: error, pendingFinish: pendingFinish)
+        }
+        return pendingFinish
+    }
+
+    private typealias Finished = (
+        observers: [any ProcedureObserver], waiters: [any DependencyWaiter],
+        queue: ProcedureQueue?, member: Int, releasesSlot: Bool, isExclusive: Bool
+    )
+
+    /// Finishes, once the finish has been announced and nothing holds it; returns at once,
+    /// leaving it to the event loop, while it is held.
+    ///
+    /// - Parameter handedOut: the token the will-finish observers were given, if any.
+    private func finishAnnounced(_ error: (any Error)?, handedOut token: inout PendingEvent?) {
+        let finished = protected.withLock { protected -> Finished? in
+            if protected.heldEvent != nil,
+                !Self.announcementDidEnd(&protected, handedOut: &token)
+            {
+                return nil
+            }
             protected.transition(to: .finished)
             defer {
                 protected.observers = []
@@ -564,6 +600,7 @@ open class Procedure: Operation, @unchecked Sendable {
                 isExclusive: !protected.exclusivityCategories.isEmpty
             )
         }
+        guard let finished else { return }
         procedureDidFinish(with: error)
         for observer in finished.observers { observer.did(finish: self, with: error) }
         // Foundation's own bookkeeping: plain operations that depend on this one, the

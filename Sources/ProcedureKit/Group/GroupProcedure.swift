@@ -114,7 +114,39 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
     ///
     /// - Precondition: the group has not finished after starting.
     public final func addChildren(_ children: [Operation]) {
-        guard !children.isEmpty else { return }
+        guard take(children) else { return }
+        post(.work { [self] in announceAndAdd(children) })
+    }
+
+    /// Adds `child` before `event` happens; if the group is running, it is scheduled at once.
+    ///
+    /// `event` is a token a will-execute or will-finish observer was given (of any procedure,
+    /// this group or another): the event waits until the child is in the group, its will-add
+    /// and did-add observers told, however long after the event was announced this is called.
+    ///
+    /// - Parameters:
+    ///   - child: the operation to add.
+    ///   - event: what must not happen before the child is added.
+    /// - Precondition: the group has not finished after starting.
+    public final func addChild(_ child: Operation, before event: PendingEvent) {
+        addChildren([child], before: event)
+    }
+
+    /// Adds `children` before `event` happens, as ``addChild(_:before:)`` adds one.
+    ///
+    /// - Parameters:
+    ///   - children: the operations to add.
+    ///   - event: what must not happen before the children are added.
+    /// - Precondition: the group has not finished after starting.
+    public final func addChildren(_ children: [Operation], before event: PendingEvent) {
+        guard take(children) else { return }
+        runInTurn({ [self] in announceAndAdd(children) }, before: event)
+    }
+
+    /// Counts `children` as the group's; true if the group is running and they remain to be
+    /// announced and added to the child queue.
+    private func take(_ children: [Operation]) -> Bool {
+        guard !children.isEmpty else { return false }
         let (hasStarted, isDrained) = groupState.withLock { group in
             group.children.append(contentsOf: children)
             if group.hasStarted { group.unfinished += children.count }
@@ -123,11 +155,11 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         guard hasStarted else {
             if isCancelled { cancelChildren(children) }
             if isDrained { childQueue.add(children, fromOwner: true) }
-            return
+            return false
         }
         precondition(!isFinished, "Children cannot be added to a group that has finished.")
         prepare(children)
-        post(.work { [self] in announceAndAdd(children) })
+        return true
     }
 
     /// Adds `children` to the child queue, with the group's will-add and did-add observers

@@ -8,14 +8,19 @@ public struct BlockObserver: ProcedureObserver {
     public typealias ErrorBlock = @Sendable (Procedure, (any Error)?) -> Void
     /// A block given a procedure and an operation it adds.
     public typealias OperationBlock = @Sendable (Procedure, Operation) -> Void
+    /// A block given a procedure and the token holding its execute.
+    public typealias PendingExecuteBlock = @Sendable (Procedure, PendingExecuteEvent) -> Void
+    /// A block given a procedure, its error, if any, and the token holding its finish.
+    public typealias PendingFinishBlock =
+        @Sendable (Procedure, (any Error)?, PendingFinishEvent) -> Void
 
     let didAttach: ProcedureBlock?
-    let willExecute: ProcedureBlock?
+    let willExecute: PendingExecuteBlock?
     let didExecute: ProcedureBlock?
     let didCancel: ErrorBlock?
     let willAdd: OperationBlock?
     let didAdd: OperationBlock?
-    let willFinish: ErrorBlock?
+    let willFinish: PendingFinishBlock?
     let didFinish: ErrorBlock?
 
     /// An observer that calls the blocks given, each for its event.
@@ -27,6 +32,30 @@ public struct BlockObserver: ProcedureObserver {
         willAdd: OperationBlock? = nil,
         didAdd: OperationBlock? = nil,
         willFinish: ErrorBlock? = nil,
+        didFinish: ErrorBlock? = nil
+    ) {
+        var willExecuteHolding: PendingExecuteBlock?
+        if let willExecute { willExecuteHolding = { procedure, _ in willExecute(procedure) } }
+        var willFinishHolding: PendingFinishBlock?
+        if let willFinish {
+            willFinishHolding = { procedure, error, _ in willFinish(procedure, error) }
+        }
+        self.init(
+            didAttach: didAttach, willExecuteHolding: willExecuteHolding, didExecute: didExecute,
+            didCancel: didCancel, willAdd: willAdd, didAdd: didAdd,
+            willFinishHolding: willFinishHolding, didFinish: didFinish)
+    }
+
+    /// An observer that calls the blocks given, each for its event; its will-execute and
+    /// will-finish blocks are handed the pending event, which they may keep to hold it back.
+    public init(
+        didAttach: ProcedureBlock? = nil,
+        willExecuteHolding willExecute: PendingExecuteBlock?,
+        didExecute: ProcedureBlock? = nil,
+        didCancel: ErrorBlock? = nil,
+        willAdd: OperationBlock? = nil,
+        didAdd: OperationBlock? = nil,
+        willFinishHolding willFinish: PendingFinishBlock?,
         didFinish: ErrorBlock? = nil
     ) {
         self.didAttach = didAttach
@@ -42,7 +71,9 @@ public struct BlockObserver: ProcedureObserver {
     /// Calls the did-attach block.
     public func didAttach(to procedure: Procedure) { didAttach?(procedure) }
     /// Calls the will-execute block.
-    public func will(execute procedure: Procedure) { willExecute?(procedure) }
+    public func will(execute procedure: Procedure, pendingExecute: PendingExecuteEvent) {
+        willExecute?(procedure, pendingExecute)
+    }
     /// Calls the did-execute block.
     public func did(execute procedure: Procedure) { didExecute?(procedure) }
     /// Calls the did-cancel block.
@@ -58,8 +89,11 @@ public struct BlockObserver: ProcedureObserver {
         didAdd?(procedure, newOperation)
     }
     /// Calls the will-finish block.
-    public func will(finish procedure: Procedure, with error: (any Error)?) {
-        willFinish?(procedure, error)
+    public func will(
+        finish procedure: Procedure, with error: (any Error)?,
+        pendingFinish: PendingFinishEvent
+    ) {
+        willFinish?(procedure, error, pendingFinish)
     }
     /// Calls the did-finish block.
     public func did(finish procedure: Procedure, with error: (any Error)?) {
@@ -76,6 +110,17 @@ extension ProcedureProtocol {
     /// Calls `block` just before the procedure executes.
     public func addWillExecuteBlockObserver(_ block: @escaping @Sendable (Self) -> Void) {
         addObserver(BlockObserver(willExecute: { block(unsafeDowncast($0, to: Self.self)) }))
+    }
+
+    /// Calls `block` just before the procedure executes, with the token holding the execute:
+    /// keep it to do work before the execute, such as ``Procedure/produce(operation:before:)``.
+    public func addWillExecuteBlockObserver(
+        _ block: @escaping @Sendable (Self, PendingExecuteEvent) -> Void
+    ) {
+        addObserver(
+            BlockObserver(
+                willExecuteHolding: { block(unsafeDowncast($0, to: Self.self), $1) },
+                willFinishHolding: nil))
     }
 
     /// Calls `block` once the procedure's `execute()` has returned.
@@ -97,6 +142,18 @@ extension ProcedureProtocol {
     ) {
         addObserver(
             BlockObserver(willFinish: { block(unsafeDowncast($0, to: Self.self), $1) }))
+    }
+
+    /// Calls `block` as the procedure starts to finish, with its error if any and the token
+    /// holding the finish: keep it to do work before the finish, such as
+    /// ``Procedure/produce(operation:before:)``.
+    public func addWillFinishBlockObserver(
+        _ block: @escaping @Sendable (Self, (any Error)?, PendingFinishEvent) -> Void
+    ) {
+        addObserver(
+            BlockObserver(
+                willExecuteHolding: nil,
+                willFinishHolding: { block(unsafeDowncast($0, to: Self.self), $1, $2) }))
     }
 
     /// Calls `block` once the procedure has finished, with its error if any.

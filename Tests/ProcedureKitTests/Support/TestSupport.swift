@@ -253,3 +253,31 @@ final class RecognisableQueue: Sendable {
         DispatchQueue.getSpecific(key: key) == true
     }
 }
+
+/// Counts the callbacks it hears that began while another of them was still running: one
+/// procedure's callbacks must never overlap.
+final class OverlapDetector: ProcedureObserver, Sendable {
+    private let running = Atomic<Int>(0)
+    private let overlapCount = Atomic<Int>(0)
+
+    /// How many callbacks began while another was running.
+    var overlaps: Int { overlapCount.load(ordering: .relaxed) }
+
+    /// Runs `body` as one callback, yielding inside it so that an overlap has room to show.
+    func callback(_ body: () -> Void = {}) {
+        if running.add(1, ordering: .acquiringAndReleasing).newValue > 1 {
+            overlapCount.add(1, ordering: .relaxed)
+        }
+        body()
+        sched_yield()
+        running.subtract(1, ordering: .acquiringAndReleasing)
+    }
+
+    func will(execute procedure: Procedure) { callback() }
+    func did(execute procedure: Procedure) { callback() }
+    func did(cancel procedure: Procedure, with error: (any Error)?) { callback() }
+    func procedure(_ procedure: Procedure, willAdd newOperation: Operation) { callback() }
+    func procedure(_ procedure: Procedure, didAdd newOperation: Operation) { callback() }
+    func will(finish procedure: Procedure, with error: (any Error)?) { callback() }
+    func did(finish procedure: Procedure, with error: (any Error)?) { callback() }
+}
