@@ -190,18 +190,28 @@ public final class ProcedureQueue: @unchecked Sendable {
     /// so that it counts them among its children.
     func add(_ operations: [Operation], fromOwner: Bool) {
         guard !operations.isEmpty else { return }
-        let (indices, owner, delegate) = state.withLock { state in
-            (state.members.add(operations), state.owner, state.delegate)
+        // The indices of the members' entries: on the stack, unless there are many.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: operations.count) { indices in
+            let (owner, delegate) = state.withLock { state in
+                for (position, operation) in operations.enumerated() {
+                    indices[position] = state.members.add(operation)
+                }
+                return (state.owner, state.delegate)
+            }
+            if !fromOwner { owner?.queueWillAdd(operations) }
+            for operation in operations {
+                delegate?.procedureQueue(self, willAddOperation: operation)
+            }
+            enqueue(operations, at: UnsafeBufferPointer(indices))
+            for operation in operations {
+                delegate?.procedureQueue(self, didAddOperation: operation)
+            }
         }
-        if !fromOwner { owner?.queueWillAdd(operations) }
-        for operation in operations { delegate?.procedureQueue(self, willAddOperation: operation) }
-        enqueue(operations, at: indices)
-        for operation in operations { delegate?.procedureQueue(self, didAddOperation: operation) }
     }
 
     /// Starts `operations`, whose entries among the members are at `indices`, waiting for what
     /// they need, handing those that need nothing to the ready list.
-    private func enqueue(_ operations: [Operation], at indices: [Int]) {
+    private func enqueue(_ operations: [Operation], at indices: UnsafeBufferPointer<Int>) {
         var ready: [ReadyItem] = []
         for (operation, index) in zip(operations, indices) {
             if let procedure = operation as? Procedure {
@@ -249,13 +259,15 @@ public final class ProcedureQueue: @unchecked Sendable {
     ///   - member: the index of its entry among the members.
     ///   - releasingSlot: whether it had been started, and so held a slot.
     func operationDidFinish(_ operation: Operation, member: Int, releasingSlot: Bool) {
-        let (spawn, waiters, owner, delegate) = state.withLock { state in
+        let (spawn, waiters, owner, delegate, removed) = state.withLock { state in
             if releasingSlot { state.executing -= 1 }
-            state.members.remove(at: member)
+            let removed = state.members.remove(at: member)
             var waiters: [DispatchSemaphore] = []
             if state.members.count == 0 { swap(&waiters, &state.idleWaiters) }
-            return (Self.workersToSpawn(&state), waiters, state.owner, state.delegate)
+            return (Self.workersToSpawn(&state), waiters, state.owner, state.delegate, removed)
         }
+        // Released here, not under the lock.
+        _ = consume removed
         if let delegate {
             let error = (operation as? Procedure)?.error
             delegate.procedureQueue(self, didFinishOperation: operation, with: error)
