@@ -533,15 +533,17 @@ open class Procedure: Operation, @unchecked Sendable {
     }
 
     private func handleFinish(_ requestedError: (any Error)?) {
-        let begun = protected.withLock {
-            protected -> (error: (any Error)?, queue: ProcedureQueue?)? in
-            guard protected.state == .executing || protected.state == .pending else { return nil }
+        var error: (any Error)?
+        var queue: ProcedureQueue?
+        let begins = protected.withLock { protected -> Bool in
+            guard protected.state == .executing || protected.state == .pending else { return false }
             protected.transition(to: .finishing)
             protected.error = protected.cancelError ?? requestedError
             protected.heldEvent = HeldEvent(.finish)
-            return (protected.error, protected.queue)
+            (error, queue) = (protected.error, protected.queue)
+            return true
         }
-        guard case (let error, let queue)? = begun else { return }
+        guard begins else { return }
 
         procedureWillFinish(with: error)
         protected.withLock { $0.parentWillFinish }?(self, error)
