@@ -535,21 +535,18 @@ open class Procedure: Operation, @unchecked Sendable {
         for observer in observers { observer.did(cancel: self, with: error) }
     }
 
-    /// Moves the procedure to finishing, settling its error; `nil` if it is finishing already.
-    private func beginFinishing(
-        _ requestedError: (any Error)?
-    ) -> (error: (any Error)?, queue: ProcedureQueue?)? {
-        protected.withLock { protected in
-            guard protected.state == .executing || protected.state == .pending else { return nil }
+    private func handleFinish(_ requestedError: (any Error)?) {
+        var error: (any Error)?
+        var queue: ProcedureQueue?
+        let begins = protected.withLock { protected -> Bool in
+            guard protected.state == .executing || protected.state == .pending else { return false }
             protected.transition(to: .finishing)
             protected.error = protected.cancelError ?? requestedError
             protected.heldEvent = HeldEvent(.finish)
-            return (protected.error, protected.queue)
+            (error, queue) = (protected.error, protected.queue)
+            return true
         }
-    }
-
-    private func handleFinish(_ requestedError: (any Error)?) {
-        guard case (let error, let queue)? = beginFinishing(requestedError) else { return }
+        guard begins else { return }
 
         procedureWillFinish(with: error)
         protected.withLock { $0.parentWillFinish }?(self, error)
