@@ -1,7 +1,7 @@
 /// A JSON value with the byte offset where it starts, as the workflow loader needs it to say
 /// where a problem is. Object members keep their order.
-struct JSONNode: Sendable {
-    enum Value: Sendable {
+struct JSONNode {
+    enum Value {
         case null
         case bool(Bool)
         case number(Double)
@@ -10,7 +10,7 @@ struct JSONNode: Sendable {
         case object([Member])
     }
 
-    struct Member: Sendable {
+    struct Member {
         let key: String
         let keyOffset: Int
         let value: JSONNode

@@ -8,6 +8,8 @@ struct ObjectReader {
     /// For large objects only: the position of each key's first occurrence. Small ones (all
     /// of a sane workflow's) are searched linearly, which is faster than hashing.
     private let index: [String: Int]?
+    /// Whether every key is ASCII: then a key of another length is another key.
+    private let keysAreASCII: Bool
     private var isRead: [Bool]
 
     /// Reads `node` as an object, or reports what it is instead and returns `nil`.
@@ -38,12 +40,17 @@ struct ObjectReader {
             }
         }
         self.index = index
+        keysAreASCII = members.allSatisfy { $0.key.utf8.allSatisfy { $0 < 0x80 } }
     }
 
     private func position(of key: String) -> Int? {
         if let index { return index[key] }
-        // Most keys looked for are absent or differ in length: the length (kept by the
-        // string) rules them out before a comparison.
+        // Most keys looked for are absent or differ in length: between ASCII keys, the
+        // length (kept by the string) rules them out before a comparison. Others compare as
+        // strings do, by canonical equivalence, whatever their lengths.
+        guard keysAreASCII, key.utf8.allSatisfy({ $0 < 0x80 }) else {
+            return members.firstIndex { $0.key == key }
+        }
         let length = key.utf8.count
         return members.firstIndex { $0.key.utf8.count == length && $0.key == key }
     }

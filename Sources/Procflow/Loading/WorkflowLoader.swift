@@ -1,5 +1,3 @@
-import Dispatch
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -74,7 +72,6 @@ public enum WorkflowLoader {
         for (name, value) in overrides { overrideValues[name] = value }
         let decoder = WorkflowDecoder(report: context, overrides: overrideValues)
         let workflow = decoder.decodeWorkflow(root, defaultName: defaultName(for: file))
-        releaseInBackground(consume root, ofSize: bytes.count)
         var diagnostics: [Diagnostic] = []
         if let workflow {
             diagnostics = unknownOverrides(overrides, of: workflow, file: file)
@@ -92,14 +89,6 @@ public enum WorkflowLoader {
         var loaded = workflow
         loaded.sources = sources
         return loaded
-    }
-
-    /// Frees the syntax tree of a large file on another thread: with 100,000 steps, freeing
-    /// its nodes one by one costs about as much as checking the workflow, which goes on
-    /// meanwhile. A small file's tree is freed here, at less than the cost of a thread's wake.
-    private static func releaseInBackground(_ tree: consuming JSONNode, ofSize size: Int) {
-        guard size >= 1 << 20 else { return }
-        DispatchQueue.global(qos: .utility).async { [tree] in withExtendedLifetime(tree) {} }
     }
 
     /// The values of `workflow`'s secrets (with procflow's environment) as they are, with
