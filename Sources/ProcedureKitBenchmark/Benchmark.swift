@@ -8,8 +8,10 @@ import ProcedureKit
 /// `TransformProcedure`s, a `BatchProcedure` over N elements, and groups nested 10,000 deep.
 ///
 /// Each figure covers building the operations, running them to completion (two at once in the
-/// first table) and releasing them. Usage: `ProcedureKitBenchmark [N ...]` (default 1000 10000
-/// 100000 1000000; the group table stops at 100000).
+/// first table) and releasing them. Usage: `ProcedureKitBenchmark [--only SHAPE] [N ...]`
+/// (default 1000 10000 100000 1000000; the group table stops at 100000). `--only` runs
+/// ProcedureKit alone on the one row named, such as `chain` or `injection chain`, to compare
+/// builds of the library shape by shape (under callgrind, for example).
 @main
 struct Benchmark {
     enum Shape: String, CaseIterable {
@@ -23,19 +25,33 @@ struct Benchmark {
     /// quadratic: above these sizes it is not measured.
     static let foundationLimits: [Shape: Int] = [.flat: 1_000_000, .chain: 20_000, .fanIn: 20_000]
 
+    /// The one row to run (`--only`), or `nil` for all.
+    nonisolated(unsafe) static var only: String?
+
+    static func runs(_ row: String) -> Bool { only == nil || only == row }
+
     static func main() {
-        let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if let flag = arguments.firstIndex(of: "--only") {
+            guard flag + 1 < arguments.count else {
+                print("ProcedureKitBenchmark: --only needs a shape, such as `chain`")
+                exit(2)
+            }
+            only = arguments[flag + 1]
+            arguments.removeSubrange(flag...(flag + 1))
+        }
+        let sizes = arguments.compactMap { Int($0) }
         let counts = sizes.isEmpty ? [1_000, 10_000, 100_000, 1_000_000] : sizes
         print(
             "| shape | N | ProcedureKit | per procedure | Foundation OperationQueue | per operation |"
         )
         print("| --- | ---: | ---: | ---: | ---: | ---: |")
-        for shape in Shape.allCases {
+        for shape in Shape.allCases where runs(shape.rawValue) {
             for count in counts {
                 let ours = measure(count: count) { runProcedureKit(shape, count: count) }
                 var row =
                     "| \(shape.rawValue) | \(count) | \(rate(count, ours)) | \(cost(count, ours)) |"
-                if count <= foundationLimits[shape]! {
+                if only == nil, count <= foundationLimits[shape]! {
                     let theirs = measure(count: count) { runFoundation(shape, count: count) }
                     row += " \(rate(count, theirs)) | \(cost(count, theirs)) |"
                 } else {
@@ -47,18 +63,19 @@ struct Benchmark {
         print()
         print("| shape | N | ProcedureKit | per item |")
         print("| --- | ---: | ---: | ---: |")
-        for count in counts where count <= 100_000 {
+        for count in counts where count <= 100_000 && runs("group children") {
             let group = measure(count: count) { runGroup(children: count) }
             print("| group children | \(count) | \(rate(count, group)) | \(cost(count, group)) |")
         }
-        for count in counts where count <= 100_000 {
+        for count in counts where count <= 100_000 && runs("injection chain") {
             let chain = measure(count: count) { runInjectionChain(count: count) }
             print("| injection chain | \(count) | \(rate(count, chain)) | \(cost(count, chain)) |")
         }
-        for count in counts where count <= 100_000 {
+        for count in counts where count <= 100_000 && runs("batch elements") {
             let batch = measure(count: count) { runBatch(elements: count) }
             print("| batch elements | \(count) | \(rate(count, batch)) | \(cost(count, batch)) |")
         }
+        guard runs("nested groups") else { return }
         let depth = 10_000
         let nested = measure(count: 100_000) { runNestedGroups(depth: depth) }
         print("| nested groups | \(depth) deep | \(rate(depth, nested)) | \(cost(depth, nested)) |")

@@ -80,6 +80,22 @@ struct QueueOperationsTests {
         #expect(queue.operationCount == 0)
     }
 
+    @Test func anOperationTakingTheFirstPlaceBackIsListedAfterThoseAddedBefore() {
+        let queue = ProcedureQueue()
+        let first = HeldProcedure()
+        let second = HeldProcedure()
+        queue.addOperations(first, second)
+        #expect(first.started.wait(timeout: .now() + 10) == .success)
+        first.release()
+        waitForFinish(first)
+        let third = HeldProcedure()
+        queue.addOperation(third)
+        #expect(queue.operations == [second, third])
+        for procedure in [second, third] { procedure.release() }
+        waitUntilIdle(queue)
+        #expect(queue.operations.isEmpty)
+    }
+
     /// The original's `test__enqueue_a_sequence_of_operations_deallocates_queue`: holding its
     /// operations until they finish, the queue keeps none alive, nor itself, once they have.
     @Test func aQueueIsReleasedOnceItsOperationsHaveFinished() {

@@ -67,7 +67,7 @@ open class Procedure: Operation, @unchecked Sendable {
         /// Operations to add and children to announce before the held event; made when the
         /// first is, so that a procedure never held does not pay for it.
         var workBeforeHeldEvent: RingBuffer<@Sendable () -> Void>?
-        var events = RingBuffer<Event>()
+        var events = EventQueue<Event>()
         /// Called each time an input is injected (see `bind(to:)`).
         var inputInjectionObservers: [@Sendable () -> Void] = []
         /// The group this procedure is a child of hears it is about to finish before its

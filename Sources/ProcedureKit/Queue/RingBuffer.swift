@@ -38,10 +38,16 @@ package struct RingBuffer<Element> {
         return element
     }
 
+    /// Doubles the storage, moving the elements to its start. Built in place: a procedure's
+    /// first event queued behind another grows its buffer, so this runs once per procedure.
     private mutating func grow() {
-        var grown = [Element?](repeating: nil, count: Swift.max(4, storage.count * 2))
-        for index in 0..<count {
-            grown[index] = storage[(head + index) % storage.count]
+        let capacity = Swift.max(4, storage.count * 2)
+        let grown = [Element?](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            for index in 0..<count {
+                buffer.initializeElement(at: index, to: storage[(head + index) % storage.count])
+            }
+            for index in count..<capacity { buffer.initializeElement(at: index, to: nil) }
+            initialized = capacity
         }
         storage = grown
         head = 0
