@@ -209,22 +209,13 @@ struct PendingEventTests {
         producer.started.wait()
         let produced = TestProcedure(name: "Produced")
         let procedure = TestProcedure()
-        let announced = DispatchSemaphore(value: 0)
-        procedure.addWillFinishBlockObserver { _, _, pendingFinish in
-            DispatchQueue.global().async {
-                announced.wait()
-                try? producer.produce(operation: produced, before: pendingFinish)
-            }
+        afterFinishIsAnnounced(procedure) { pendingFinish in
+            try? producer.produce(operation: produced, before: pendingFinish)
         }
-        procedure.addWillFinishBlockObserver { _, _ in announced.signal() }
-        let finishedAtWillAdd = Locked<Bool?>(nil)
-        producer.addObserver(
-            BlockObserver(willAdd: { _, _ in
-                finishedAtWillAdd.withLock { $0 = procedure.isFinished }
-            }))
+        let seen = seenAtWillAdd(of: produced, by: producer, about: procedure)
         queue.addOperation(procedure)
         waitForFinish(procedure)
-        #expect(finishedAtWillAdd.withLock { $0 } == false)
+        #expect(seen.withLock { $0 } == SeenAtWillAdd(executed: true, finished: false))
         producer.release()
         waitUntilIdle(queue)
         #expect(produced.didExecute)

@@ -27,11 +27,6 @@ struct ProduceBeforeTests {
     }
 
     /// What a will-add observer saw of the procedure that was to wait for the addition.
-    struct SeenAtWillAdd: Equatable {
-        var executed = false
-        var finished = false
-    }
-
     @Test func fromWillFinishTheOperationIsAddedBeforeTheProcedureFinishes() async {
         let producer = ProducingAtTheEnd()
         let events = Recorder<String>()
@@ -130,26 +125,10 @@ struct ProduceBeforeTests {
         let procedure = TestProcedure()
         let overlaps = OverlapDetector()
         procedure.addObserver(overlaps)
-        let announced = DispatchSemaphore(value: 0)
-        procedure.addWillExecuteBlockObserver { procedure, pendingExecute in
-            DispatchQueue.global().async {
-                // Long after the will-execute observers have returned, the token still holds
-                // the execute back until the operation is added.
-                announced.wait()
-                try? procedure.produce(operation: produced, before: pendingExecute)
-            }
+        afterExecuteIsAnnounced(procedure) { pendingExecute in
+            try? procedure.produce(operation: produced, before: pendingExecute)
         }
-        procedure.addWillExecuteBlockObserver { _ in announced.signal() }
-        let seen = Locked<SeenAtWillAdd?>(nil)
-        procedure.addObserver(
-            BlockObserver(willAdd: { procedure, operation in
-                guard operation === produced else { return }
-                let procedure = procedure as! TestProcedure
-                seen.withLock {
-                    $0 = SeenAtWillAdd(
-                        executed: procedure.didExecute, finished: procedure.isFinished)
-                }
-            }))
+        let seen = seenAtWillAdd(of: produced, by: procedure, about: procedure)
         ProcedureQueue().addOperation(procedure)
         waitForFinish(procedure, produced)
         #expect(seen.withLock { $0 } == SeenAtWillAdd())
@@ -179,20 +158,10 @@ struct ProduceBeforeTests {
         let procedure = TestProcedure()
         let overlaps = OverlapDetector()
         procedure.addObserver(overlaps)
-        let announced = DispatchSemaphore(value: 0)
-        procedure.addWillFinishBlockObserver { procedure, _, pendingFinish in
-            DispatchQueue.global().async {
-                announced.wait()
-                try? procedure.produce(operation: produced, before: pendingFinish)
-            }
+        afterFinishIsAnnounced(procedure) { pendingFinish in
+            try? procedure.produce(operation: produced, before: pendingFinish)
         }
-        procedure.addWillFinishBlockObserver { _, _ in announced.signal() }
-        let seen = Locked<SeenAtWillAdd?>(nil)
-        procedure.addObserver(
-            BlockObserver(willAdd: { procedure, operation in
-                guard operation === produced else { return }
-                seen.withLock { $0 = SeenAtWillAdd(executed: true, finished: procedure.isFinished) }
-            }))
+        let seen = seenAtWillAdd(of: produced, by: procedure, about: procedure)
         ProcedureQueue().addOperation(procedure)
         waitForFinish(procedure, produced)
         #expect(seen.withLock { $0 } == SeenAtWillAdd(executed: true, finished: false))
@@ -252,23 +221,10 @@ struct ProduceBeforeTests {
         let (group, keeper) = runningGroup()
         let added = TestProcedure(name: "AddedChildOperation")
         let procedure = TestProcedure()
-        let announced = DispatchSemaphore(value: 0)
-        procedure.addWillExecuteBlockObserver { _, pendingExecute in
-            DispatchQueue.global().async {
-                announced.wait()
-                group.addChild(added, before: pendingExecute)
-            }
+        afterExecuteIsAnnounced(procedure) { pendingExecute in
+            group.addChild(added, before: pendingExecute)
         }
-        procedure.addWillExecuteBlockObserver { _ in announced.signal() }
-        let seen = Locked<SeenAtWillAdd?>(nil)
-        group.addObserver(
-            BlockObserver(willAdd: { _, operation in
-                guard operation === added else { return }
-                seen.withLock {
-                    $0 = SeenAtWillAdd(
-                        executed: procedure.didExecute, finished: procedure.isFinished)
-                }
-            }))
+        let seen = seenAtWillAdd(of: added, by: group, about: procedure)
         ProcedureQueue().addOperation(procedure)
         waitForFinish(procedure)
         #expect(seen.withLock { $0 } == SeenAtWillAdd())
@@ -281,23 +237,10 @@ struct ProduceBeforeTests {
         let (group, keeper) = runningGroup()
         let added = TestProcedure(name: "AddedChildOperation")
         let procedure = TestProcedure()
-        let announced = DispatchSemaphore(value: 0)
-        procedure.addWillFinishBlockObserver { _, _, pendingFinish in
-            DispatchQueue.global().async {
-                announced.wait()
-                group.addChild(added, before: pendingFinish)
-            }
+        afterFinishIsAnnounced(procedure) { pendingFinish in
+            group.addChild(added, before: pendingFinish)
         }
-        procedure.addWillFinishBlockObserver { _, _ in announced.signal() }
-        let seen = Locked<SeenAtWillAdd?>(nil)
-        group.addObserver(
-            BlockObserver(willAdd: { _, operation in
-                guard operation === added else { return }
-                seen.withLock {
-                    $0 = SeenAtWillAdd(
-                        executed: procedure.didExecute, finished: procedure.isFinished)
-                }
-            }))
+        let seen = seenAtWillAdd(of: added, by: group, about: procedure)
         ProcedureQueue().addOperation(procedure)
         waitForFinish(procedure)
         #expect(seen.withLock { $0 } == SeenAtWillAdd(executed: true, finished: false))

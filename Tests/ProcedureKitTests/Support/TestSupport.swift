@@ -281,3 +281,54 @@ final class OverlapDetector: ProcedureObserver, Sendable {
     func will(finish procedure: Procedure, with error: (any Error)?) { callback() }
     func did(finish procedure: Procedure, with error: (any Error)?) { callback() }
 }
+
+/// Runs `work` with `procedure`'s pending execute on another thread, once every will-execute
+/// observer has returned: long after the announcement, the token still holds the execute.
+func afterExecuteIsAnnounced(
+    _ procedure: Procedure, _ work: @escaping @Sendable (PendingEvent) -> Void
+) {
+    let announced = DispatchSemaphore(value: 0)
+    procedure.addWillExecuteBlockObserver { _, pendingExecute in
+        DispatchQueue.global().async {
+            announced.wait()
+            work(pendingExecute)
+        }
+    }
+    procedure.addWillExecuteBlockObserver { _ in announced.signal() }
+}
+
+/// Runs `work` with `procedure`'s pending finish on another thread, once every will-finish
+/// observer has returned.
+func afterFinishIsAnnounced(
+    _ procedure: Procedure, _ work: @escaping @Sendable (PendingEvent) -> Void
+) {
+    let announced = DispatchSemaphore(value: 0)
+    procedure.addWillFinishBlockObserver { _, _, pendingFinish in
+        DispatchQueue.global().async {
+            announced.wait()
+            work(pendingFinish)
+        }
+    }
+    procedure.addWillFinishBlockObserver { _, _ in announced.signal() }
+}
+
+/// What a procedure had done when an operation was about to be added before one of its events.
+struct SeenAtWillAdd: Equatable {
+    var executed = false
+    var finished = false
+}
+
+/// Records what `procedure` had done when `adder` is about to add `operation`.
+func seenAtWillAdd(
+    of operation: Operation, by adder: Procedure, about procedure: TestProcedure
+) -> Locked<SeenAtWillAdd?> {
+    let seen = Locked<SeenAtWillAdd?>(nil)
+    adder.addObserver(
+        BlockObserver(willAdd: { _, added in
+            guard added === operation else { return }
+            seen.withLock {
+                $0 = SeenAtWillAdd(executed: procedure.didExecute, finished: procedure.isFinished)
+            }
+        }))
+    return seen
+}
