@@ -207,6 +207,24 @@ struct WorkflowValidationTests {
         #expect(workflow.variables.map(\.value) == ["localhost", "8080"])
     }
 
+    /// Field names compare as Swift strings do, by canonical equivalence: a Kelvin sign is a
+    /// "K", though it takes three bytes (the shortcuts that rule keys out by length must not
+    /// change that).
+    @Test func aFieldNameMatchesWhatIsCanonicallyEquivalentToIt() throws {
+        let kelvin = "\u{212A}"
+        let loaded = try loadWorkflow(
+            workflow(
+                #"{"id": "a", "kind": "shell", "run": "x", "cache"# + kelvin + #"ey": ["v1"]}"#)
+        ).get()
+        #expect(loaded.steps[0].caching.keyParts == [.text("v1")])
+        #expect(
+            diagnostics(
+                workflow(
+                    #"{"id": "a", "kind": "shell", "run": "x", "cacheKey": ["v1"], "cache"#
+                        + kelvin + #"ey": ["v2"]}"#)
+            ).first?.contains("duplicate field") == true)
+    }
+
     @Test func anUnknownOverrideIsAnError() {
         #expect(
             diagnostics(

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The files one workflow was loaded from — the workflow file and the files it includes —
 /// laid end to end in one space of byte offsets, so that an offset alone says which file a
 /// step, a reference or a value came from, and where in it.
@@ -5,10 +7,28 @@ final class SourceMap: @unchecked Sendable {
     // @unchecked Sendable: files are added only by the load that makes the map, before the
     // workflow it belongs to is handed out; afterwards it is only read.
 
-    private struct File: Sendable {
+    private final class File: Sendable {
         let name: String
         let base: Int
-        let text: SourceText
+        let bytes: [UInt8]
+        /// The line index, made the first time a location is asked for: a file that loads
+        /// without a problem never needs one.
+        private let indexed = Mutex<SourceText?>(nil)
+
+        init(name: String, base: Int, bytes: [UInt8]) {
+            self.name = name
+            self.base = base
+            self.bytes = bytes
+        }
+
+        var text: SourceText {
+            indexed.withLock { text in
+                if let text { return text }
+                let made = SourceText(bytes: bytes)
+                text = made
+                return made
+            }
+        }
     }
 
     private var files: [File] = []
@@ -25,8 +45,8 @@ final class SourceMap: @unchecked Sendable {
 
     /// Adds the file `name` with its `bytes`; returns the offset its first byte has.
     func add(_ name: String, _ bytes: [UInt8]) -> Int {
-        let base = files.last.map { $0.base + $0.text.bytes.count + 1 } ?? 0
-        files.append(File(name: name, base: base, text: SourceText(bytes: bytes)))
+        let base = files.last.map { $0.base + $0.bytes.count + 1 } ?? 0
+        files.append(File(name: name, base: base, bytes: bytes))
         return base
     }
 

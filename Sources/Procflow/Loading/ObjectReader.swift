@@ -10,6 +10,9 @@ struct ObjectReader {
     private let index: [String: Int]?
     /// Whether every key is ASCII: then a key of another length is another key.
     private let keysAreASCII: Bool
+    /// Bit `n % 64` is set if a key is `n` bytes long: most keys looked up are absent, and
+    /// this rules them out without a search when every key is ASCII.
+    private let keyLengths: UInt64
     private var isRead: [Bool]
 
     /// Reads `node` as an object, or reports what it is instead and returns `nil`.
@@ -25,11 +28,14 @@ struct ObjectReader {
         self.report = report
         self.members = members
         isRead = Array(repeating: false, count: members.count)
+        let keysAreASCII = members.allSatisfy { $0.key.isAllASCII }
         var index: [String: Int]? = members.count > 16 ? [:] : nil
         for (position, member) in members.enumerated() {
             let first =
                 index.map { $0[member.key] }
-                ?? members[..<position].firstIndex { $0.key == member.key }
+                ?? members[..<position].firstIndex {
+                    Self.same($0.key, member.key, bothASCII: keysAreASCII)
+                }
             if first != nil {
                 report.error(
                     "duplicate field \"\(member.key)\"", at: member.keyOffset,
@@ -40,19 +46,29 @@ struct ObjectReader {
             }
         }
         self.index = index
-        keysAreASCII = members.allSatisfy { $0.key.utf8.allSatisfy { $0 < 0x80 } }
+        self.keysAreASCII = keysAreASCII
+        keyLengths = members.reduce(0) { $0 | Self.lengthBit($1.key) }
     }
 
+    private static func lengthBit(_ key: String) -> UInt64 {
+        1 << UInt64(key.utf8.count & 63)
+    }
+
+    /// Whether two keys are the same. Most keys compared are absent or differ in length:
+    /// between ASCII keys, the length (kept by the string) rules them out before a comparison.
+    /// Others compare as strings do, by canonical equivalence, whatever their lengths (the
+    /// Kelvin sign is a "K").
+    private static func same(_ one: String, _ other: String, bothASCII: Bool) -> Bool {
+        if bothASCII, one.utf8.count != other.utf8.count { return false }
+        return one == other
+    }
+
+    /// The position of `key`, one of the format's field names: ASCII, always.
     private func position(of key: String) -> Int? {
+        assert(key.isAllASCII, "looked up a field name that is not ASCII: \(key)")
         if let index { return index[key] }
-        // Most keys looked for are absent or differ in length: between ASCII keys, the
-        // length (kept by the string) rules them out before a comparison. Others compare as
-        // strings do, by canonical equivalence, whatever their lengths.
-        guard keysAreASCII, key.utf8.allSatisfy({ $0 < 0x80 }) else {
-            return members.firstIndex { $0.key == key }
-        }
-        let length = key.utf8.count
-        return members.firstIndex { $0.key.utf8.count == length && $0.key == key }
+        if keysAreASCII, keyLengths & Self.lengthBit(key) == 0 { return nil }
+        return members.firstIndex { Self.same($0.key, key, bothASCII: keysAreASCII) }
     }
 
     /// The keys present, in file order.

@@ -231,7 +231,7 @@ struct WorkflowDecoder {
                 continue
             }
             var filled = text
-            if text.utf8.contains(UInt8(ascii: "$")) {
+            if text.containsByte(UInt8(ascii: "$")) {
                 guard
                     let substituted = report.substitute(
                         text, at: item.offset, pointer.appending(position))

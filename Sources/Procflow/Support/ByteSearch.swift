@@ -14,4 +14,20 @@ extension StringProtocol {
             return memchr(base, Int32(byte), bytes.count) != nil
         } ?? utf8.contains(byte)
     }
+
+    /// Whether a byte of the text's UTF-8 satisfies `predicate`: a loop over contiguous storage
+    /// (see ``containsByte(_:)``).
+    func containsByte(where predicate: (UInt8) -> Bool) -> Bool {
+        utf8.withContiguousStorageIfAvailable { $0.contains(where: predicate) }
+            ?? utf8.contains(where: predicate)
+    }
+}
+
+extension String {
+    /// Whether every byte of the text's UTF-8 is ASCII: a loop over contiguous storage, where
+    /// `utf8.allSatisfy` steps through the view an index at a time (every key of a workflow
+    /// file is checked).
+    var isAllASCII: Bool {
+        !containsByte { $0 >= 0x80 }
+    }
 }

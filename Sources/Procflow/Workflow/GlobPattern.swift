@@ -47,7 +47,7 @@ public struct GlobPattern: Sendable, Equatable {
         self.text = text
         isAbsolute = text.utf8.first == UInt8(ascii: "/")
         // Most patterns are plain paths: a byte scan tells them.
-        guard text.utf8.contains(where: Self.isSpecial) else {
+        guard text.containsByte(where: Self.isSpecial) else {
             components = []
             isLiteral = true
             literalPath = text
@@ -93,7 +93,7 @@ public struct GlobPattern: Sendable, Equatable {
     private static func component(_ name: Substring) throws(Problem) -> Component? {
         if name == "." { return nil }
         if name == "**" { return .anyDirectories }
-        if !name.utf8.contains(where: isSpecial) { return .literal(String(name)) }
+        if !name.containsByte(where: isSpecial) { return .literal(String(name)) }
         var tokens: [Token] = []
         var hasWildcard = false
         var scalars = Array(name.unicodeScalars)[...]

@@ -63,7 +63,7 @@ private struct ItemFilling {
 
     func text(_ text: String) throws(Step.InstanceError) -> String {
         if let measured {
-            if text.utf8.contains(UInt8(ascii: "$")), text.contains("${") {
+            if text.containsByte(UInt8(ascii: "$")), text.contains("${") {
                 measured.bytes += text.utf8.count
             }
             return text

@@ -57,7 +57,7 @@ enum VariableSubstitution {
         _ text: String, _ replacement: (String) -> Replacement, literal: () -> String
     ) -> Result<String, Problem> {
         // A byte scan: most strings have no `$`, and Foundation's `contains` is slow.
-        guard text.utf8.contains(UInt8(ascii: "$")), text.contains("${") else {
+        guard text.containsByte(UInt8(ascii: "$")), text.contains("${") else {
             return .success(text)
         }
         var result = ""
