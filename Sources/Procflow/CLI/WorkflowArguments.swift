@@ -90,16 +90,22 @@ struct WorkflowArguments {
     }
 
     /// Loads the workflow, printing every problem found on standard error.
-    func load(console: Console) -> Workflow? {
-        loadWithBytes(console: console)?.workflow
+    ///
+    /// - Parameter freeingTree: see ``WorkflowLoader/load(bytes:file:overrides:freeingTree:)``.
+    func load(console: Console, freeingTree: Bool = true) -> Workflow? {
+        loadWithBytes(console: console, freeingTree: freeingTree)?.workflow
     }
 
     /// Loads the workflow, printing every problem found on standard error; returns it with
     /// the bytes it was read from.
-    func loadWithBytes(console: Console) -> (workflow: Workflow, bytes: [UInt8])? {
+    func loadWithBytes(console: Console, freeingTree: Bool = true) -> (
+        workflow: Workflow, bytes: [UInt8]
+    )? {
         do {
             let bytes = try WorkflowLoader.read(path: file)
-            return (try WorkflowLoader.load(bytes: bytes, file: file, overrides: variables), bytes)
+            let workflow = try WorkflowLoader.load(
+                bytes: bytes, file: file, overrides: variables, freeingTree: freeingTree)
+            return (workflow, bytes)
         } catch {
             console.writeError(error.report(file: file, colored: console.colorsErrors))
             return nil

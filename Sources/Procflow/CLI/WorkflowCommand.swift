@@ -18,10 +18,15 @@ extension WorkflowCommand {
         self.init(workflow: try WorkflowArguments(arguments))
     }
 
+    /// Loads the workflow and does the command's work. The process ends after it, so the
+    /// workflow and its file's syntax tree are left for the system to reclaim (see
+    /// ``LeftToExit``).
     func run(console: Console) -> Int32 {
-        guard let workflow = workflow.load(console: console) else {
+        guard let workflow = workflow.load(console: console, freeingTree: false) else {
             return CommandLineTool.ExitStatus.usage
         }
-        return run(workflow, console: console)
+        let status = run(workflow, console: console)
+        LeftToExit.keep(workflow)
+        return status
     }
 }

@@ -38,8 +38,13 @@ public enum WorkflowLoader {
     }
 
     /// Loads a workflow from `bytes`, naming `file` in diagnostics.
+    ///
+    /// - Parameter freeingTree: `false` in a process that ends once it has used the workflow:
+    ///   the file's syntax tree is then left for the system to reclaim at exit (see
+    ///   ``LeftToExit``) instead of being torn down object by object.
     public static func load(
-        bytes: [UInt8], file: String, overrides: [(name: String, value: String)] = []
+        bytes: [UInt8], file: String, overrides: [(name: String, value: String)] = [],
+        freeingTree: Bool = true
     ) throws(WorkflowErrors) -> Workflow {
         let sources = SourceMap()
         _ = sources.add(file, bytes)
@@ -72,6 +77,7 @@ public enum WorkflowLoader {
         for (name, value) in overrides { overrideValues[name] = value }
         let decoder = WorkflowDecoder(report: context, overrides: overrideValues)
         let workflow = decoder.decodeWorkflow(root, defaultName: defaultName(for: file))
+        if !freeingTree { LeftToExit.keep(root) }
         var diagnostics: [Diagnostic] = []
         if let workflow {
             diagnostics = unknownOverrides(overrides, of: workflow, file: file)
