@@ -10,9 +10,9 @@ struct ObjectReader {
     private let index: [String: Int]?
     /// Whether every key is ASCII: then a key of another length is another key.
     private let keysAreASCII: Bool
-    /// Bit `n % 64` is set if a key is `n` bytes long: most keys looked up are absent, and
+    /// A bit for each key's length (see ``keyBit(_:)``): most keys looked up are absent, and
     /// this rules them out without a search when every key is ASCII.
-    private let keyLengths: UInt64
+    private let keyBits: UInt64
     private var isRead: [Bool]
 
     /// Reads `node` as an object, or reports what it is instead and returns `nil`.
@@ -47,10 +47,13 @@ struct ObjectReader {
         }
         self.index = index
         self.keysAreASCII = keysAreASCII
-        keyLengths = members.reduce(0) { $0 | Self.lengthBit($1.key) }
+        keyBits = members.reduce(0) { $0 | Self.keyBit($1.key) }
     }
 
-    private static func lengthBit(_ key: String) -> UInt64 {
+    /// Bit `n % 64` for a key `n` bytes long (its length is kept by the string; reading one
+    /// of its bytes would cost more than the search it spares): two ASCII keys with different
+    /// bits differ.
+    private static func keyBit(_ key: String) -> UInt64 {
         1 << UInt64(key.utf8.count & 63)
     }
 
@@ -67,7 +70,7 @@ struct ObjectReader {
     private func position(of key: String) -> Int? {
         assert(key.isAllASCII, "looked up a field name that is not ASCII: \(key)")
         if let index { return index[key] }
-        if keysAreASCII, keyLengths & Self.lengthBit(key) == 0 { return nil }
+        if keysAreASCII, keyBits & Self.keyBit(key) == 0 { return nil }
         return members.firstIndex { Self.same($0.key, key, bothASCII: keysAreASCII) }
     }
 

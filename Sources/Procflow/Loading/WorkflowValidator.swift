@@ -324,8 +324,11 @@ struct WorkflowValidator {
     /// together, and may; the steps inside a `forEach`, whose paths hold the item, are not
     /// compared.
     private func checkGeneratedFiles() {
-        var makers: [String: [Int]] = [:]
-        makers.reserveCapacity(infos.count)
+        // The first step found making each file; the others, rare (only steps that never run
+        // together may share a file), apart, so that most files cost no list.
+        var firstMakers: [String: Int] = [:]
+        var laterMakers: [String: [Int]] = [:]
+        firstMakers.reserveCapacity(infos.count)
         // Reads fields through `infos[position]`: a copy of every step would cost more than
         // the check (this runs for every step).
         for position in infos.indices {
@@ -334,10 +337,13 @@ struct WorkflowValidator {
                 !isInsideForEach(position)
             else { continue }
             for file in files {
-                if let others = makers[file.path],
-                    let other = others.first(where: {
-                        !Self.exclusive(infos[position], infos[$0])
-                    })
+                guard let first = firstMakers[file.path] else {
+                    firstMakers[file.path] = position
+                    continue
+                }
+                defer { laterMakers[file.path, default: []].append(position) }
+                let others = CollectionOfOne(first) + (laterMakers[file.path] ?? [])
+                if let other = others.first(where: { !Self.exclusive(infos[position], infos[$0]) })
                 {
                     let step = infos[position].step
                     let (offset, pointer) = location(of: file.entry, in: step)
@@ -345,7 +351,6 @@ struct WorkflowValidator {
                         "\"\(step.id)\" generates \(file.shown), which \"\(infos[other].step.id)\" generates too: one procedure must make each file",
                         at: offset, pointer)
                 }
-                makers[file.path, default: []].append(position)
             }
         }
     }
@@ -485,20 +490,19 @@ struct WorkflowValidator {
             }
             end[position] = owners.count - 1
         }
-        // edges[u] lists v where v waits for u.
-        var edges = [[Int]](repeating: [], count: owners.count)
+        // An edge u -> v: v waits for u.
+        var edges = Edges(nodes: owners.count)
         for position in infos.indices {
-            func waitFor(_ id: String) {
-                guard let other = positions[id], other != position else { return }
-                edges[end[other]].append(start[position])
+            for id in infos[position].step.prerequisites {
+                guard let other = positions[id], other != position else { continue }
+                edges.add(from: end[other], to: start[position])
             }
-            for id in infos[position].step.prerequisites { waitFor(id) }
             if let parent = infos[position].parent {
-                edges[start[parent]].append(start[position])
-                edges[end[position]].append(end[parent])
+                edges.add(from: start[parent], to: start[position])
+                edges.add(from: end[position], to: end[parent])
             }
         }
-        guard let cycle = findCycle(edges) else { return }
+        guard let cycle = findCycle(Successors(edges)) else { return }
         var path: [Int] = []
         for node in cycle where path.last != owners[node] { path.append(owners[node]) }
         if path.count > 1, path.first == path.last { path.removeLast() }
@@ -507,21 +511,60 @@ struct WorkflowValidator {
         report.error("dependency cycle: \(text)", at: culprit.offset, culprit.pointer)
     }
 
+    /// The edges of the dependency graph, in the order they were added.
+    private struct Edges {
+        let nodes: Int
+        var pairs: [(from: Int, to: Int)] = []
+
+        init(nodes: Int) {
+            self.nodes = nodes
+        }
+
+        mutating func add(from: Int, to: Int) {
+            pairs.append((from, to))
+        }
+    }
+
+    /// Each node's successors, in the order their edges were added, in two flat lists (a
+    /// list per node would be an allocation per step).
+    private struct Successors {
+        /// The successors of node `u` are `targets[starts[u]..<starts[u + 1]]`.
+        let starts: [Int]
+        let targets: [Int]
+
+        init(_ edges: Edges) {
+            var starts = [Int](repeating: 0, count: edges.nodes + 1)
+            for edge in edges.pairs { starts[edge.from + 1] += 1 }
+            for node in 0..<edges.nodes { starts[node + 1] += starts[node] }
+            var filled = starts
+            var targets = [Int](repeating: 0, count: edges.pairs.count)
+            for edge in edges.pairs {
+                targets[filled[edge.from]] = edge.to
+                filled[edge.from] += 1
+            }
+            self.starts = starts
+            self.targets = targets
+        }
+
+        var count: Int { starts.count - 1 }
+    }
+
     /// A cycle in the graph, as a list of nodes from one back to itself; iterative DFS.
-    private func findCycle(_ edges: [[Int]]) -> [Int]? {
-        var state = [UInt8](repeating: 0, count: edges.count)  // 0 new, 1 on stack, 2 done
-        var parent = [Int](repeating: -1, count: edges.count)
-        for root in edges.indices where state[root] == 0 {
-            var stack: [(node: Int, next: Int)] = [(root, 0)]
+    private func findCycle(_ successors: Successors) -> [Int]? {
+        var state = [UInt8](repeating: 0, count: successors.count)  // 0 new, 1 on stack, 2 done
+        var parent = [Int](repeating: -1, count: successors.count)
+        for root in 0..<successors.count where state[root] == 0 {
+            // `next` is the position in `targets` of the node's next successor to visit.
+            var stack: [(node: Int, next: Int)] = [(root, successors.starts[root])]
             state[root] = 1
             while let (node, next) = stack.last {
-                if next < edges[node].count {
+                if next < successors.starts[node + 1] {
                     stack[stack.count - 1].next += 1
-                    let successor = edges[node][next]
+                    let successor = successors.targets[next]
                     if state[successor] == 0 {
                         state[successor] = 1
                         parent[successor] = node
-                        stack.append((successor, 0))
+                        stack.append((successor, successors.starts[successor]))
                     } else if state[successor] == 1 {
                         var cycle = [successor]
                         var current = node
