@@ -163,7 +163,7 @@ final class RunningProcflow: @unchecked Sendable {
 
     init(_ fixture: WorkflowFixture, arguments: [String] = []) throws {
         log = fixture.directory.appendingPathComponent("procflow.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.executableURL = procflowBinary
         process.arguments = ["run", fixture.file] + arguments
