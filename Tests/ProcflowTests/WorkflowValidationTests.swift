@@ -225,6 +225,17 @@ struct WorkflowValidationTests {
             ).first?.contains("duplicate field") == true)
     }
 
+    /// An object's members past the 64th are marked read as the first ones are: a field read
+    /// there is not reported, an unknown one is.
+    @Test func fieldsPastTheSixtyFourthAreTrackedLikeTheFirst() {
+        let unknown = (0..<70).map { #""x\#($0)": 1"# }.joined(separator: ", ")
+        let reported = diagnostics(
+            workflow(#"{"id": "a", "kind": "shell", "# + unknown + #", "run": "true"}"#))
+        #expect(reported.count == 70)
+        #expect(reported.allSatisfy { $0.contains("unknown field \"x") })
+        #expect(reported.last?.contains("unknown field \"x69\"") == true)
+    }
+
     @Test func anUnknownOverrideIsAnError() {
         #expect(
             diagnostics(

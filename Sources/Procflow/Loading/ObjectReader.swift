@@ -13,7 +13,7 @@ struct ObjectReader {
     /// A bit for each key's length (see ``keyBit(_:)``): most keys looked up are absent, and
     /// this rules them out without a search when every key is ASCII.
     private let keyBits: UInt64
-    private var isRead: [Bool]
+    private var isRead: ReadMarks
 
     /// Reads `node` as an object, or reports what it is instead and returns `nil`.
     init?(_ node: JSONNode, at pointer: JSONPointer, report: DecodingContext, expected: String) {
@@ -27,7 +27,7 @@ struct ObjectReader {
         self.offset = node.offset
         self.report = report
         self.members = members
-        isRead = Array(repeating: false, count: members.count)
+        isRead = ReadMarks(count: members.count)
         let keysAreASCII = members.allSatisfy { $0.key.isAllASCII }
         var index: [String: Int]? = members.count > 16 ? [:] : nil
         for (position, member) in members.enumerated() {
@@ -311,5 +311,29 @@ struct ObjectReader {
             return "at least \(format(range.lowerBound))"
         }
         return "\(format(range.lowerBound)) to \(format(range.upperBound))"
+    }
+}
+
+/// Which members of an object have been read: a bit each for the first 64, a list for any
+/// beyond (an array per object read cost more than the rest of setting up its reader).
+private struct ReadMarks {
+    private var bits: UInt64 = 0
+    private var beyond: [Bool]
+
+    init(count: Int) {
+        beyond = count > 64 ? Array(repeating: false, count: count - 64) : []
+    }
+
+    subscript(position: Int) -> Bool {
+        get { position < 64 ? bits & (1 << UInt64(position)) != 0 : beyond[position - 64] }
+        set {
+            if position >= 64 {
+                beyond[position - 64] = newValue
+            } else if newValue {
+                bits |= 1 << UInt64(position)
+            } else {
+                bits &= ~(1 << UInt64(position))
+            }
+        }
     }
 }
