@@ -110,6 +110,10 @@ struct WorkflowValidationTests {
             json: workflow(#"{"id": "a", "kind": "shell", "run": "  "}"#),
             expected: [#"test.json:1:53: error: /procedures/0/run: "run" must not be empty"#]),
         ErrorCase(
+            name: "a command of whitespace only, some of it not ASCII",
+            json: workflow(#"{"id": "a", "kind": "shell", "run": "\u00a0\t "}"#),
+            expected: [#"test.json:1:53: error: /procedures/0/run: "run" must not be empty"#]),
+        ErrorCase(
             name: "an empty argv",
             json: workflow(#"{"id": "a", "kind": "shell", "argv": []}"#),
             expected: [

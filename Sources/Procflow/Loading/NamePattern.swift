@@ -8,11 +8,15 @@ enum NamePattern {
         case .any:
             return nil
         case .environmentVariable:
-            guard let first = name.unicodeScalars.first,
-                first == "_" || (first.isASCII && first.properties.isAlphabetic),
-                name.unicodeScalars.allSatisfy({
-                    $0 == "_" || ($0.isASCII && $0.properties.isAlphabetic)
-                        || ("0"..."9").contains($0)
+            // ASCII letters, digits and _, by bytes: any other byte, non-ASCII ones among
+            // them, makes the name invalid.
+            func isLetter(_ byte: UInt8) -> Bool {
+                byte == UInt8(ascii: "_")
+                    || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+            }
+            guard let first = name.utf8.first, isLetter(first),
+                name.utf8.allSatisfy({
+                    isLetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
                 })
             else {
                 return
