@@ -38,8 +38,8 @@ package struct RingBuffer<Element> {
         return element
     }
 
-    /// Doubles the storage, moving the elements to its start. Built in place: a procedure's
-    /// first event queued behind another grows its buffer, so this runs once per procedure.
+    /// Doubles the storage, moving the elements to its start. Built in place: an array made
+    /// full of `nil` and then written over cost more than the elements it moves.
     private mutating func grow() {
         let capacity = Swift.max(4, storage.count * 2)
         let grown = [Element?](unsafeUninitializedCapacity: capacity) { buffer, initialized in
