@@ -28,18 +28,27 @@ final class BlockingProcedure: Procedure, @unchecked Sendable {
     }
 }
 
+/// Schedules on `future` a block for a queue named `label`: it records whether it ran on that
+/// queue, then signals.
+private func scheduleRecordingItsQueue(on future: ProcedureFuture, _ label: String) -> (
+    ran: DispatchSemaphore, onTarget: Recorder<Bool>
+) {
+    let target = RecognisableQueue(label)
+    let ran = DispatchSemaphore(value: 0)
+    let onTarget = Recorder<Bool>()
+    future.then(on: target.queue) {
+        onTarget.append(target.isCurrent)
+        ran.signal()
+    }
+    return (ran, onTarget)
+}
+
 @Suite("ProcedureFuture and ProcedurePromise")
 struct ProcedureFutureTests {
 
     @Test func aBlockRunsOnItsQueueOnceThePromiseIsCompleted() {
         let promise = ProcedurePromise()
-        let target = RecognisableQueue("future-target")
-        let ran = DispatchSemaphore(value: 0)
-        let onTarget = Recorder<Bool>()
-        promise.future.then(on: target.queue) {
-            onTarget.append(target.isCurrent)
-            ran.signal()
-        }
+        let (ran, onTarget) = scheduleRecordingItsQueue(on: promise.future, "future-target")
         #expect(!promise.future.isSignalled)
         #expect(ran.wait(timeout: .now() + 0.05) == .timedOut)
         promise.complete()
@@ -51,13 +60,7 @@ struct ProcedureFutureTests {
     @Test func aBlockScheduledAfterCompletionStillRunsOnItsQueue() {
         let promise = ProcedurePromise()
         promise.complete()
-        let target = RecognisableQueue("future-late")
-        let ran = DispatchSemaphore(value: 0)
-        let onTarget = Recorder<Bool>()
-        promise.future.then(on: target.queue) {
-            onTarget.append(target.isCurrent)
-            ran.signal()
-        }
+        let (ran, onTarget) = scheduleRecordingItsQueue(on: promise.future, "future-late")
         #expect(ran.wait(timeout: .now() + 10) == .success)
         #expect(onTarget.all == [true])
     }

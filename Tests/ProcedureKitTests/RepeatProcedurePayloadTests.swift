@@ -35,6 +35,14 @@ private func namesAdded(running repeated: Procedure) -> [String] {
     }
 }
 
+/// How long `repeated` takes to run to its finish, added to a queue of its own.
+private func secondsRunning(_ repeated: Procedure) -> TimeInterval {
+    let started = Date()
+    ProcedureQueue().addOperation(repeated)
+    waitForFinish(repeated, timeout: 60)
+    return Date().timeIntervalSince(started)
+}
+
 /// The original's RepeatProcedureTests, and what the repeat's iterators, payloads and configure
 /// blocks do here.
 @Suite("RepeatProcedure iterators, payloads and configure blocks")
@@ -263,10 +271,7 @@ struct RepeatProcedurePayloadTests {
         var delays = [Delay.by(0.3), .by(30)].makeIterator()
         let repeated = RepeatProcedure(
             max: 2, delay: AnyIterator { delays.next() }, iterator: AnyIterator { TestProcedure() })
-        let started = Date()
-        ProcedureQueue().addOperation(repeated)
-        waitForFinish(repeated, timeout: 60)
-        let elapsed = Date().timeIntervalSince(started)
+        let elapsed = secondsRunning(repeated)
         #expect(elapsed >= 0.3 && elapsed < 20)
     }
 
@@ -275,10 +280,7 @@ struct RepeatProcedurePayloadTests {
         let repeated = RepeatProcedure(
             max: 2, wait: .incrementing(initial: 0.3, increment: 30),
             iterator: AnyIterator { TestProcedure() })
-        let started = Date()
-        ProcedureQueue().addOperation(repeated)
-        waitForFinish(repeated, timeout: 60)
-        let elapsed = Date().timeIntervalSince(started)
+        let elapsed = secondsRunning(repeated)
         #expect(elapsed >= 0.3 && elapsed < 20)
     }
 
