@@ -700,6 +700,92 @@ struct IncrementalRunTests {
         #expect(fixture.contents("key-runs.log") == "ran\nran\nran\n")
     }
 
+    /// The developer's loop: incremental steps up to date, a check that always runs.
+    static let checkFixture = """
+        {"cacheKey": [{"command": "echo ran >> key-runs.log; echo 1"}],
+         "procedures": [
+          {"id": "gen", "kind": "shell", "run": "\(noting("gen", "tr -d ' ' < in.txt > mid.txt; printf v1"))",
+           "output": "text", "sources": ["in.txt"], "generates": ["mid.txt"]},
+          {"id": "other", "kind": "shell", "run": "\(noting("other", "cp other.txt other.out"))",
+           "sources": ["other.txt"], "generates": ["other.out"]},
+          {"id": "check", "kind": "shell", "inputs": {"V": {"from": "gen"}},
+           "run": "\(noting("check", "printf %s $V > check.out; cat mid.txt >> check.out; if [ -e grow ]; then echo more >> in.txt; fi"))"}
+        ]}
+        """
+
+    @Test func aRunOfOtherStepsSettlesItsIncrementalStepsFromASnapshot() throws {
+        let fixture = try WorkflowFixture(Self.checkFixture)
+        defer { fixture.remove() }
+        try fixture.write("in.txt", "a b\n")
+        try fixture.write("other.txt", "other\n")
+        #expect(try fixture.runSteps().ran == ["check", "gen", "other"])
+        // Statuses are trusted once files are older than the racy window.
+        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try fixture.runSteps().ran == ["check"])
+        // A snapshot of the incremental steps alone.
+        #expect(fixture.stateFile("uptodate") != nil)
+        #expect(fixture.contents("key-runs.log") == "ran\nran\n")
+        let fromSnapshot = try fixture.runSteps()
+        #expect(fromSnapshot.ran == ["check"])
+        #expect(
+            fromSnapshot.statuses == ["gen": "cached", "other": "cached", "check": "succeeded"])
+        // The value wired from the settled step is the one its record holds.
+        #expect(fixture.contents("check.out") == "v1ab\n")
+        // The cacheKey command ran once, for the snapshot's check: the run settled the steps
+        // from the snapshot, without working out their keys again.
+        #expect(fixture.contents("key-runs.log") == "ran\nran\nran\n")
+        #expect(fixture.stateFile("uptodate") != nil)
+        // The run's summary is what a run deciding every step prints.
+        let text = try fixture.run(["--verbose"])
+        #expect(text.stdout.contains("gen    cached"), "\(text.stdout)")
+        #expect(text.stdout.contains("1 succeeded, 2 cached"), "\(text.stdout)")
+        // --explain asks the cache why the check runs.
+        let explainedRun = try fixture.runSteps(["--explain"])
+        #expect(explainedRun.ran == ["check"])
+        #expect(
+            explained(explainedRun.events)["check"]
+                == "it declares no sources, generates or depfile (not incremental)")
+        // A source changed: the snapshot does not answer; its step runs.
+        try fixture.write("other.txt", "changed\n")
+        #expect(try fixture.runSteps().ran == ["check", "other"])
+    }
+
+    @Test func aSourceTheOtherStepsChangeIsSeenPastTheSnapshot() throws {
+        let fixture = try WorkflowFixture(Self.checkFixture)
+        defer { fixture.remove() }
+        try fixture.write("in.txt", "a b\n")
+        try fixture.write("other.txt", "other\n")
+        _ = try fixture.runSteps()
+        Thread.sleep(forTimeInterval: 1.2)
+        _ = try fixture.runSteps()
+        #expect(fixture.stateFile("uptodate") != nil)
+        // The check, which runs with the steps settled from the snapshot, changes gen's
+        // source: the next run decides gen again and runs it.
+        try fixture.write("grow", "")
+        #expect(try fixture.runSteps().ran == ["check"])
+        try fixture.delete("grow")
+        #expect(try fixture.runSteps().ran == ["check", "gen"])
+        #expect(fixture.contents("check.out") == "v1ab\nmore\n")
+    }
+
+    @Test func noSnapshotOfIncrementalStepsWhenTheCacheDecidesInstancesAsTheRunGoes() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "each", "kind": "shell", "forEach": {"in": ["x", "y"]},
+               "run": "\(noting("each", "cp in.txt out-$item.txt"))",
+               "sources": ["in.txt"], "generates": ["out-${item}.txt"]},
+              {"id": "check", "kind": "shell", "run": "\(noting("check", "true"))"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("in.txt", "a\n")
+        #expect(try fixture.runSteps().ran == ["check", "each", "each"])
+        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try fixture.runSteps().ran == ["check"])
+        #expect(fixture.stateFile("uptodate") == nil)
+    }
+
     @Test func noSnapshotKeepsASecretACacheKeyCommandIsGiven() throws {
         let fixture = try WorkflowFixture(
             """

@@ -25,6 +25,45 @@ struct StateFileTests {
         return index
     }
 
+    static func sampleSnapshot(settledSteps: [(id: String, value: JSONValue)]?) -> UpToDateSnapshot
+    {
+        let status = FileStatus(size: 3, modified: 11, changed: 12, inode: 13, mode: 0o100644)
+        return UpToDateSnapshot(
+            key: .init(workflow: "/work/build.json", overrides: ["MODE=fast"], only: nil),
+            digest: SHA256.hash(Array("{}".utf8)), workflowStatus: status, indexStatus: status,
+            name: "build", steps: [], files: [("/work/sub.json", status), ("/work/gone", nil)],
+            settledSteps: settledSteps)
+    }
+
+    @Test func aSnapshotOfSettledStepsReadsBackAsWritten() throws {
+        for settled: [(id: String, value: JSONValue)]? in [
+            nil, [],
+            [("gen", .string("v1\n")), ("n", .object(["a": .array([.number(1.5), .null])]))],
+        ] {
+            let snapshot = Self.sampleSnapshot(settledSteps: settled)
+            let decoded = try UpToDateSnapshot(decoding: snapshot.encoded())
+            #expect(decoded == snapshot)
+            #expect(decoded.settledSteps?.map(\.id) == settled?.map(\.id))
+        }
+        // A snapshot that ran nothing is not one of settled steps.
+        #expect(Self.sampleSnapshot(settledSteps: nil) != Self.sampleSnapshot(settledSteps: []))
+    }
+
+    @Test func aSnapshotIsOfTheWorkflowItWasTakenOfAndOfItsOtherFiles() {
+        let snapshot = Self.sampleSnapshot(settledSteps: [])
+        let status = snapshot.files[0].status!
+        var touched = status
+        touched.changed += 1
+        let bytes = Array("{}".utf8)
+        #expect(snapshot.isOf(workflow: bytes, otherFiles: [("/work/sub.json", status)]))
+        // Edited between the check and the reading.
+        #expect(!snapshot.isOf(workflow: Array("{ }".utf8), otherFiles: []))
+        #expect(!snapshot.isOf(workflow: bytes, otherFiles: [("/work/sub.json", touched)]))
+        // A file it did not look at, or one it found missing.
+        #expect(!snapshot.isOf(workflow: bytes, otherFiles: [("/work/new.json", status)]))
+        #expect(!snapshot.isOf(workflow: bytes, otherFiles: [("/work/gone", status)]))
+    }
+
     @Test func anIndexReadsBackAsWritten() throws {
         let index = Self.sampleIndex()
         let decoded = try StateIndex(decoding: index.encoded())

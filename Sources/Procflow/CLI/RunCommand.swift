@@ -312,7 +312,8 @@ struct RunCommand: ParsableCommand {
             directory: stateDirectory(),
             applies: !noCache && !force && !dryRun && reports.isEmpty
                 && console.environment["GITHUB_STEP_SUMMARY"] == nil)
-        if let snapshot = check.current() {
+        let snapshot = check.current()
+        if let snapshot, snapshot.settledSteps == nil {
             // Everything at once: nothing runs between the lines.
             let text = Locked("")
             var buffered = console
@@ -333,8 +334,17 @@ struct RunCommand: ParsableCommand {
         guard let session = session(console: console) else {
             return CommandLineTool.ExitStatus.usage
         }
-        let cache = session.openCache(for: loaded, warn: warn(console))
-        check.invalidate(with: cache)
+        // The snapshot of the incremental steps alone: they are up to date, the others run,
+        // without the cache (none of them is incremental). Not for --explain, whose reasons
+        // come from the cache, nor with a remote cache, whose answers the run reports.
+        let settledBySnapshot = snapshot.flatMap { snapshot in
+            explain || session.settings.remote != nil
+                || !snapshot.isOf(workflow: bytes, otherFiles: otherFiles) ? nil : snapshot
+        }
+        let cache =
+            settledBySnapshot != nil ? nil : session.openCache(for: loaded, warn: warn(console))
+        // Otherwise the run may change what the snapshot says.
+        if settledBySnapshot == nil { check.invalidate(with: cache) }
         if let problem = unknownTarget(in: loaded, chosenTargets) {
             return Self.usageError(problem, console: console)
         }
@@ -347,12 +357,15 @@ struct RunCommand: ParsableCommand {
         }
         let signals = Locked<SignalForwarding?>(nil)
         let (runner, summary, reportsFailed) = execute(
-            workflow, session: session, cache: cache, console: console,
+            workflow, session: session, cache: cache, settledBy: settledBySnapshot,
+            console: console,
             started: { runner in signals.withLock { $0 = SignalForwarding(runner: runner) } })
         signals.withLock { $0?.stop() }
-        check.record(
-            after: runner, cache: cache, workflowName: workflow.name, bytes: bytes,
-            otherFiles: otherFiles, loadedAt: loadedAt)
+        if settledBySnapshot == nil {
+            check.record(
+                after: runner, cache: cache, workflowName: workflow.name, bytes: bytes,
+                otherFiles: otherFiles, loadedAt: loadedAt)
+        }
         return Self.exitStatus(of: summary, reportsFailed: reportsFailed)
     }
 
@@ -455,7 +468,8 @@ struct RunCommand: ParsableCommand {
     /// reporters the command line asks for; prints what could not be written. Returns the
     /// runner, how the run went, and whether a report could not be written.
     func execute(
-        _ workflow: Workflow, session: RunSession, cache: StepCache?, console: Console,
+        _ workflow: Workflow, session: RunSession, cache: StepCache?,
+        settledBy snapshot: UpToDateSnapshot? = nil, console: Console,
         started: (WorkflowRunner) -> Void
     ) -> (runner: WorkflowRunner, summary: RunSummary, reportsFailed: Bool) {
         // Made once, and only if something needs it: reports, the live panel's estimate.
@@ -486,7 +500,8 @@ struct RunCommand: ParsableCommand {
             console: console, graph: graph(), concurrency: session.concurrency(for: workflow),
             history: KnownStepDurations(durations: durations?.load() ?? [:]))
         let (runner, summary) = session.execute(
-            workflow, cache: cache, reporters: [main] + (files.isNeeded ? [files] : []),
+            workflow, cache: cache, settledBy: snapshot,
+            reporters: [main] + (files.isNeeded ? [files] : []),
             started: started, warn: warn(console),
             note: { console.writeError("procflow: \($0)\n") })
         for failure in files.failures { console.writeError("error: \(failure)\n") }

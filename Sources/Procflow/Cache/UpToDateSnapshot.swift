@@ -20,6 +20,12 @@ import Synchronization
 /// unchanged, so is every decision, and the run is reported as it was. Any run that does not
 /// find it so removes the file before anything else, and writes a new one only if it finds
 /// everything up to date in turn.
+///
+/// A run that found every incremental step up to date but had other steps to run (a `check`
+/// that always runs: the developer's loop) leaves a snapshot of its incremental steps alone,
+/// ``settledSteps``: the next run whose files are unchanged loads the workflow to run those
+/// others, but settles the incremental steps from the snapshot, without working out their
+/// definitions, reading the index or deciding each one.
 struct UpToDateSnapshot: Sendable, Equatable {
     /// What the run is of.
     struct Key: Sendable, Equatable {
@@ -56,6 +62,10 @@ struct UpToDateSnapshot: Sendable, Equatable {
     var keyCommands: [(command: String, digest: Digest)] = []
     var keyDirectory = ""
     var keyAdditions: [CacheKeyValues.Addition] = []
+    /// `nil` when the run ran nothing. Else every incremental step, each with the output it
+    /// gave: the run had other steps to run, which the snapshot does not answer for, and no
+    /// step that the cache decides as the run goes (a `forEach` of incremental steps).
+    var settledSteps: [(id: String, value: JSONValue)]? = nil
 
     static func == (lhs: UpToDateSnapshot, rhs: UpToDateSnapshot) -> Bool {
         lhs.key == rhs.key && lhs.digest == rhs.digest && lhs.workflowStatus == rhs.workflowStatus
@@ -63,6 +73,10 @@ struct UpToDateSnapshot: Sendable, Equatable {
             && lhs.files.elementsEqual(rhs.files) { $0.path == $1.path && $0.status == $1.status }
             && lhs.keyCommands.elementsEqual(rhs.keyCommands) { $0 == $1 }
             && lhs.keyDirectory == rhs.keyDirectory && lhs.keyAdditions == rhs.keyAdditions
+            && (lhs.settledSteps == nil) == (rhs.settledSteps == nil)
+            && (lhs.settledSteps ?? []).elementsEqual(rhs.settledSteps ?? []) {
+                $0.id == $1.id && $0.value == $1.value
+            }
     }
 
     /// The snapshot's file for the workflow file `workflow` in `directory`.
@@ -76,7 +90,7 @@ struct UpToDateSnapshot: Sendable, Equatable {
     /// run is up to date.
     static func current(in directory: StateDirectory, for key: Key) -> UpToDateSnapshot? {
         guard case .success(let bytes) = POSIXIO.readFile(path(in: directory, for: key.workflow)),
-            let snapshot = try? StateFile.unwrap(bytes, as: .snapshot, read),
+            let snapshot = try? UpToDateSnapshot(decoding: bytes),
             snapshot.key == key,
             FileSystem.status(directory.index(for: key.workflow)) == snapshot.indexStatus,
             // First: the commands are the workflow's only if it is the same.
@@ -110,6 +124,25 @@ struct UpToDateSnapshot: Sendable, Equatable {
                 key.workflow, limit: Workflow.maximumFileSize)
         else { return false }
         return SHA256.hash(bytes) == digest
+    }
+
+    /// Whether the workflow read as `bytes`, its other files (included, dotenv) at `otherFiles`
+    /// once read, is the one the snapshot was taken of: a file may change between the check
+    /// and its reading.
+    func isOf(workflow bytes: [UInt8], otherFiles: [(path: String, status: FileStatus?)]) -> Bool {
+        // Its status now, when the snapshot trusted it, tells that what was read is what was
+        // looked at (a change after the check would show in it); else its content does.
+        let unchanged =
+            workflowStatus.map { known in
+                FileSystem.status(key.workflow).map(known.looksUnchanged) ?? false
+            } ?? false
+        guard unchanged || SHA256.hash(bytes) == digest else { return false }
+        return otherFiles.allSatisfy { file in
+            guard let now = file.status,
+                let known = files.first(where: { $0.path == file.path })?.status
+            else { return false }
+            return known.looksUnchanged(from: now)
+        }
     }
 
     private func filesAreUnchanged() -> Bool {
@@ -157,6 +190,13 @@ struct UpToDateSnapshot: Sendable, Equatable {
 
     /// Writes the snapshot; a failure only means the next run checks everything.
     func write(in directory: StateDirectory) {
+        try? StateDirectory.write(
+            encoded(), to: Self.path(in: directory, for: key.workflow),
+            temporary: directory.temporary)
+    }
+
+    /// The snapshot as its file holds it.
+    func encoded() -> [UInt8] {
         var writer = BinaryWriter()
         writer.write(key.workflow)
         writer.write(digest)
@@ -191,10 +231,13 @@ struct UpToDateSnapshot: Sendable, Equatable {
             writer.write(addition.value)
             writer.write(addition.weak)
         }
-        try? StateDirectory.write(
-            StateFile.wrap(writer.bytes, as: .snapshot),
-            to: Self.path(in: directory, for: key.workflow),
-            temporary: directory.temporary)
+        writer.write(settledSteps != nil)
+        writer.write(UInt32(settledSteps?.count ?? 0))
+        for (id, value) in settledSteps ?? [] {
+            writer.write(id)
+            writer.write(JSONWriter.string(value))
+        }
+        return StateFile.wrap(writer.bytes, as: .snapshot)
     }
 
     /// Removes the snapshot of `workflow`, before a run that may change what it says.
@@ -202,7 +245,7 @@ struct UpToDateSnapshot: Sendable, Equatable {
         unlink(path(in: directory, for: workflow))
     }
 
-    private static func read(_ reader: inout BinaryReader) throws(BinaryReader.Truncated)
+    fileprivate static func read(_ reader: inout BinaryReader) throws(BinaryReader.Truncated)
         -> UpToDateSnapshot
     {
         let workflow = try reader.string()
@@ -239,10 +282,29 @@ struct UpToDateSnapshot: Sendable, Equatable {
                 .init(
                     name: try reader.string(), value: try reader.string(), weak: try reader.bool()))
         }
+        let hasSettledSteps = try reader.bool()
+        var settledSteps: [(id: String, value: JSONValue)] = []
+        for _ in 0..<(try reader.count(minimumSize: 8)) {
+            let id = try reader.string()
+            // Written by JSONWriter: a value that does not parse is a damaged file.
+            guard let value = try? JSONParser.parse(Array(try reader.string().utf8)).plain else {
+                throw BinaryReader.Truncated()
+            }
+            settledSteps.append((id, value))
+        }
         return UpToDateSnapshot(
             key: Key(workflow: workflow, overrides: overrides, only: hasOnly ? only : nil),
             digest: digest, workflowStatus: workflowStatus, indexStatus: indexStatus, name: name,
             steps: steps, files: files, keyCommands: keyCommands, keyDirectory: keyDirectory,
-            keyAdditions: keyAdditions)
+            keyAdditions: keyAdditions, settledSteps: hasSettledSteps ? settledSteps : nil)
+    }
+}
+
+extension UpToDateSnapshot {
+    /// The snapshot a file holds.
+    ///
+    /// - Throws: a ``StateFile/Problem`` if it is not a snapshot this procflow wrote whole.
+    init(decoding bytes: [UInt8]) throws(StateFile.Problem) {
+        self = try StateFile.unwrap(bytes, as: .snapshot, Self.read)
     }
 }

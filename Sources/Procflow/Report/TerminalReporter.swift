@@ -278,27 +278,37 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
 
     /// The table that ends a run: one row per step, then the totals.
     static func summaryTable(_ summary: RunSummary, style: Style) -> String {
-        let width = max(4, summary.rows.map { $0.shown.count + 2 * $0.path.count }.max() ?? 4)
-        func pad(_ text: String, _ length: Int) -> String {
-            text + String(repeating: " ", count: max(0, length - text.count))
+        // Characters, counted by bytes when they are all ASCII (as ids mostly are): counting
+        // characters of every row was a twentieth of a run of one step among hundreds.
+        func length(_ text: String) -> Int { text.isAllASCII ? text.utf8.count : text.count }
+        let width = max(4, summary.rows.map { length($0.shown) + 2 * $0.path.count }.max() ?? 4)
+        func append(_ text: String, paddedTo width: Int, to output: inout String) {
+            output += text
+            for _ in 0..<max(0, width - length(text)) { output += " " }
         }
-        var text = "\n" + style.bold("Summary of \(summary.name)") + "\n"
-        text +=
-            "  " + pad("STEP", width) + "  " + pad("STATUS", 9) + "  " + pad("DURATION", 9)
-            + "  NOTE\n"
+        var text = "\n" + style.bold("Summary of \(summary.name)") + "\n  "
+        append("STEP", paddedTo: width, to: &text)
+        text += "  STATUS     DURATION   NOTE\n"
+        var counts: [StepStatus: Int] = [:]
         for row in summary.rows {
-            let name = String(repeating: "  ", count: row.path.count) + row.shown
-            let status = pad(row.status.rawValue, 9)
-            let painted =
-                row.status.presentation.terminalColor.map { style.colored(status, $0) } ?? status
-            let duration = pad(row.duration.map(formatDuration) ?? "–", 9)
+            counts[row.status, default: 0] += 1
+            text += "  "
+            for _ in row.path { text += "  " }
+            append(row.shown, paddedTo: width - 2 * row.path.count, to: &text)
+            text += "  "
+            var status = ""
+            append(row.status.rawValue, paddedTo: 9, to: &status)
             text +=
-                "  " + pad(name, width) + "  " + painted + "  " + duration + "  "
-                + (row.reason ?? "") + "\n"
+                row.status.presentation.terminalColor.map { style.colored(status, $0) } ?? status
+            text += "  "
+            append(row.duration.map(formatDuration) ?? "–", paddedTo: 9, to: &text)
+            text += "  "
+            text += row.reason ?? ""
+            text += "\n"
         }
-        var counts: [String] = []
-        for status in StepStatus.allCases where summary.count(status) > 0 {
-            counts.append("\(summary.count(status)) \(status.rawValue)")
+        var totals: [String] = []
+        for status in StepStatus.allCases {
+            if let count = counts[status] { totals.append("\(count) \(status.rawValue)") }
         }
         let verdict: String
         switch summary.result {
@@ -308,7 +318,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             verdict = style.red("interrupted by \(SignalName.describe(signal))")
         }
         text +=
-            "\n\(summary.name) \(verdict) in \(formatDuration(summary.duration)): \(counts.joined(separator: ", "))\n"
+            "\n\(summary.name) \(verdict) in \(formatDuration(summary.duration)): \(totals.joined(separator: ", "))\n"
         return text
     }
 }

@@ -67,6 +67,13 @@ struct CachePreview {
         }
     }
 
+    /// Whether each of `steps` is settled up to date, with nothing to put back.
+    func settlesUpToDate(_ steps: some Sequence<String>) -> Bool {
+        steps.allSatisfy { id in
+            if case .upToDate? = settled[id] { true } else { false }
+        }
+    }
+
     /// The verdict on the step `id`.
     func verdict(on id: String) -> Verdict? {
         positions[id].flatMap { verdicts[$0] }

@@ -79,12 +79,14 @@ struct RunSession: Sendable {
             ?? ProcessInfo.processInfo.activeProcessorCount
     }
 
-    /// Runs `workflow` with `cache`, reporting to `reporters` and calling `started` with the
-    /// runner first; then saves what the cache learnt, handing `warn` what could not be
-    /// written, and waits for the uploads to a remote cache (not after an interrupt), handing
-    /// `note` what the remote did.
+    /// Runs `workflow` with `cache` (or with its incremental steps settled by `snapshot`:
+    /// ``UpToDateSnapshot/settledSteps``), reporting to `reporters` and calling `started` with the runner first; then
+    /// saves what the cache learnt, handing `warn` what could not be written, and waits for
+    /// the uploads to a remote cache (not after an interrupt), handing `note` what the remote
+    /// did.
     func execute(
-        _ workflow: Workflow, cache: StepCache?, reporters: [any Reporter],
+        _ workflow: Workflow, cache: StepCache?, settledBy snapshot: UpToDateSnapshot? = nil,
+        reporters: [any Reporter],
         started: (WorkflowRunner) -> Void, warn: (String) -> Void, note: (String) -> Void
     ) -> (runner: WorkflowRunner, summary: RunSummary) {
         var options = WorkflowRunner.Options(
@@ -96,6 +98,11 @@ struct RunSession: Sendable {
         options.force = settings.force
         options.explain = settings.explain
         options.cache = cache
+        options.settledBySnapshot = snapshot?.settledSteps.map { steps in
+            Dictionary(
+                steps.map { ($0.id, SettledStep(value: $0.value, note: nil)) },
+                uniquingKeysWith: { first, _ in first })
+        }
         options.executor = settings.executor
         if let maxJobs = settings.maxJobs { options.maxJobs = maxJobs }
         options.jobserver = settings.jobserver

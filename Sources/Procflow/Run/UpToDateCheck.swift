@@ -41,15 +41,19 @@ struct UpToDateCheck {
         UpToDateSnapshot.remove(in: cache.directory, for: key.workflow)
     }
 
-    /// Leaves a snapshot after `runner`'s run if it found everything up to date and every
-    /// file it looked at can be trusted to show a change: the workflow, read as `bytes`, and
+    /// Leaves a snapshot after `runner`'s run if it found everything up to date (or every
+    /// incremental step: ``UpToDateSnapshot/settledSteps``) and every file it looked at can
+    /// be trusted to show a change: the workflow, read as `bytes`, and
     /// `otherFiles` (its included and dotenv files, with their statuses when read at
     /// `loadedAt`).
     func record(
         after runner: WorkflowRunner, cache: StepCache?, workflowName: String, bytes: [UInt8],
         otherFiles: [(path: String, status: FileStatus?)], loadedAt: Int64
     ) {
-        guard applies, runner.isUpToDate, let cache,
+        // A run that ran steps besides its up-to-date incremental ones leaves a snapshot of
+        // those alone, if it can.
+        let settledSteps = runner.isUpToDate ? nil : runner.settledIncrementalSteps
+        guard applies, runner.isUpToDate || settledSteps != nil, let cache,
             let snapshotFiles = cache.snapshotFiles(of: runner.incremental),
             let keys = runner.cacheKeyRecheck,
             let indexStatus = cache.indexStatus,
@@ -60,10 +64,10 @@ struct UpToDateCheck {
         UpToDateSnapshot(
             key: key, digest: SHA256.hash(bytes),
             workflowStatus: trusted == true ? status : nil, indexStatus: indexStatus,
-            name: workflowName, steps: runner.upToDateSteps,
+            name: workflowName, steps: settledSteps == nil ? runner.upToDateSteps : [],
             files: otherFiles + snapshotFiles + keys.recheck.files,
             keyCommands: keys.recheck.commands, keyDirectory: keys.directory,
-            keyAdditions: keys.additions
+            keyAdditions: keys.additions, settledSteps: settledSteps
         ).write(in: cache.directory)
     }
 }

@@ -40,6 +40,10 @@ extension WorkflowRunner {
         /// The FIFO of a jobserver procflow was handed (`fifo:PATH` in its `MAKEFLAGS`), to
         /// join rather than make a pool of its own: when no `--max-concurrent` was given.
         public var jobserverToJoin: String? = nil
+        /// The incremental steps an up-to-date snapshot settled before the run (see
+        /// ``UpToDateSnapshot/settledSteps``): taken as they are, the cache not asked. The
+        /// run then has no cache: none of its other steps is incremental.
+        var settledBySnapshot: [String: SettledStep]? = nil
 
         /// Options with procflow's defaults: as many steps at once as cores, a 5 s grace period, a
         /// 16 MiB capture limit, procflow's own environment.

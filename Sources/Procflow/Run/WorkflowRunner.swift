@@ -54,6 +54,11 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// Whether the run found every step up to date, and ran nothing. Set by ``run()``, and
     /// read once it has returned.
     private(set) var isUpToDate = false
+    /// Every incremental step with the output it gives, when the run settled each before it
+    /// started, up to date (nothing put back), ran others besides, and
+    /// has no step the cache decides as the run goes: what an up-to-date snapshot of its
+    /// incremental steps holds (``UpToDateSnapshot/settledSteps``). Set by ``run()``.
+    private(set) var settledIncrementalSteps: [(id: String, value: JSONValue)]?
     /// The process groups of the run's commands.
     private let processGroups = ProcessGroups()
     /// The executors the run's shell steps use.
@@ -216,13 +221,33 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private func settleUpToDateSteps() -> (
         settled: [String: SettledStep], everything: Bool
     ) {
+        if let settled = options.settledBySnapshot { return (settled, false) }
         guard let cache = options.cache, !options.force, !incrementalSteps.isEmpty else {
             return ([:], false)
         }
-        return CachePreview(
+        let preview = CachePreview(
             workflow, nestedSteps: nestedSteps, incremental: incrementalSteps, cache: cache,
-            waitsForRemote: false
-        ).settle(incrementalSteps, with: cache)
+            waitsForRemote: false)
+        let result = preview.settle(incrementalSteps, with: cache)
+        if !result.everything, result.settled.count == incrementalSteps.count,
+            preview.settlesUpToDate(incrementalSteps.keys), !decidesStepsAsItGoes
+        {
+            settledIncrementalSteps = records.order.compactMap { id in
+                result.settled[id].map { (id, $0.value) }
+            }
+        }
+        return result
+    }
+
+    /// Whether the cache decides some step as the run goes: an instance of a `forEach` whose
+    /// steps are incremental.
+    private var decidesStepsAsItGoes: Bool {
+        let forEachSteps = Set(nestedSteps.filter { $0.step.forEach != nil }.map(\.step.id))
+        return nestedSteps.contains { nested in
+            nested.step.caching.isIncremental
+                && (nested.step.forEach != nil
+                    || nested.path.contains(where: forEachSteps.contains))
+        }
     }
 
     /// The steps, as an up-to-date run reports them.
