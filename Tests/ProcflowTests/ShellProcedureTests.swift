@@ -391,6 +391,25 @@ struct PathTests {
         #expect(resolve(path, in: directory) == resolved)
     }
 
+    @Test func relativeDirectoriesStartFromTheWorkingDirectory() {
+        let working = FileManager.default.currentDirectoryPath
+        #expect(currentDirectory() == working)
+        let root = working == "/" ? "" : working
+        #expect(resolve("a/b", in: ".") == root + "/a/b")
+        #expect(resolve("a/../b", in: ".") == root + "/b")
+        #expect(resolve("x", in: "sub/..") == root + "/x")
+        #expect(resolve("x", in: "sub") == root + "/sub/x")
+    }
+
+    @Test(arguments: [
+        ("/w/flow.json", "/w/.procflow"), ("/flow.json", "/.procflow"),
+        ("/w//x/flow.json", "/w/x/.procflow"), ("/w/x/", "/w/.procflow"),
+        ("/w/x.d/flow.json", "/w/x.d/.procflow"),
+    ])
+    func theStateDirectoryIsBesideTheWorkflowFile(file: String, state: String) {
+        #expect(StateDirectory.beside(workflow: file).path == state)
+    }
+
     @Test(arguments: [
         ("a/b.txt", "a/b.txt"), ("/a/b", "/a/b"), ("a//b", "a/b"), ("./a", "a"), ("a/.", "a"),
         ("a/../b", "b"), ("../a", "../a"), ("/../a", "/a"), ("a/", "a"), ("/", "/"), ("", "."),

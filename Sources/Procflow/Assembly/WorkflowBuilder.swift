@@ -212,9 +212,13 @@ final class WorkflowBuilder: @unchecked Sendable {
         // skips its end sets off. A retry's attempts and an incremental step announce their
         // starts themselves (an incremental step only if it runs).
         let readiness = step.mutex.isEmpty ? nil : ReadinessClock()
+        // Class casts of the procedure, not of the existential; and only a step with `retry`
+        // can be a retry: a cast to a protocol looks the type up in every conformance of the
+        // program, the first time, for a tenth of a millisecond.
+        let procedure: Procedure = node
         let announcesItself =
-            node is any RetryAttempts || node is IncrementalStepProcedure
-            || node is SettledStepProcedure
+            procedure is IncrementalStepProcedure || procedure is SettledStepProcedure
+            || (step.retry != nil && node is any RetryAttempts)
         node.addObserver(
             StepObserver(
                 id: step.id, events: events, announcesStart: !announcesItself,

@@ -76,7 +76,7 @@ struct IncrementalStep: Sendable {
         /// `environment` (procflow's) and the workflow's variables.
         init(
             _ workflow: Workflow, directory: String,
-            environment own: [String: String] = ProcessInfo.processInfo.environment
+            environment own: [String: String] = processEnvironment()
         ) {
             workflowDirectory = directory
             variableList = workflow.variables

@@ -45,9 +45,25 @@ public struct StateDirectory: Sendable {
 
     /// The default for a workflow file: `.procflow` in its directory.
     public static func beside(workflow file: String) -> StateDirectory {
-        let directory = resolve(file, in: ".").split(separator: "/").dropLast().joined(
-            separator: "/")
+        let path = resolve(file, in: ".")
+        // Most paths have no empty names to drop: their folder is what comes before the name.
+        if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.startIndex,
+            path.utf8.last != UInt8(ascii: "/"), !hasEmptyName(path)
+        {
+            return StateDirectory(path: path[..<slash] + "/.procflow")
+        }
+        let directory = path.split(separator: "/").dropLast().joined(separator: "/")
         return StateDirectory(path: "/" + directory + (directory.isEmpty ? "" : "/") + ".procflow")
+    }
+
+    /// Whether `path` has two slashes in a row.
+    private static func hasEmptyName(_ path: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/"), previous == byte { return true }
+            previous = byte
+        }
+        return false
     }
 
     var objects: String { path + "/objects" }

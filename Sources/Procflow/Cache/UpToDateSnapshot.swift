@@ -179,7 +179,7 @@ struct UpToDateSnapshot: Sendable, Equatable {
     /// Whether every `cacheKey` command gives what it gave, as a run would run it.
     private func keyCommandsGiveTheSame() -> Bool {
         let environment = CacheKeyValues.environment(
-            ProcessInfo.processInfo.environment, adding: keyAdditions)
+            processEnvironment(), adding: keyAdditions)
         return keyCommands.allSatisfy { command, digest in
             CacheKeyValues.commandDigest(command, in: keyDirectory, environment: environment)
                 == digest

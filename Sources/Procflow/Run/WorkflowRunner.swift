@@ -433,9 +433,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             (kind, status) = (.stepCancelled(reason: message, duration: duration), .cancelled)
         }
         records.settle(id, status, reason: reason)
-        if status == .succeeded || status == .cached,
-            let value = (procedure as? any OutputProcedure<JSONValue>)?.output.value?.value
-        {
+        if status == .succeeded || status == .cached, let value = output(of: id, procedure) {
             keep(id, value: value)
         }
         emit(step: id, kind)
@@ -451,6 +449,14 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         records.settle(id, .cached, reason: step.note)
         keep(id, value: step.value)
         emit(step: id, .stepCached(note: step.note))
+    }
+
+    /// The output the step `id` gave, `procedure` its node: read through the builder, which
+    /// holds the node as an output procedure (a cast to the protocol looks the type up in
+    /// every conformance of the program, the first time).
+    private func output(of id: String, _ procedure: Procedure) -> JSONValue? {
+        if let node = builder.node(id), node === procedure { return node.output.value?.value }
+        return (procedure as? any OutputProcedure<JSONValue>)?.output.value?.value
     }
 
     /// Keeps the preview of `value`, the output of `id`, for the summary, if it shows one.

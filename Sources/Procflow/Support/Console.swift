@@ -45,7 +45,7 @@ public struct Console: Sendable {
             writeError: { POSIXIO.write($0, to: STDERR_FILENO) },
             outputIsTerminal: isatty(STDOUT_FILENO) == 1,
             errorIsTerminal: isatty(STDERR_FILENO) == 1,
-            environment: ProcessInfo.processInfo.environment,
+            environment: processEnvironment(),
             terminalWidth: {
                 var size = winsize()
                 guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else {
