@@ -402,6 +402,15 @@ struct PathTests {
     }
 
     @Test(arguments: [
+        ("/w/flow.json", "/w/.procflow", "../flow.json"), ("/w/a/b", "/w", "a/b"),
+        ("/w", "/w", "."), ("/x/y", "/w/z", "../../x/y"), ("/w", "/w/a", ".."), ("/", "/", "."),
+        ("/w/ab", "/w/a", "../ab"),
+    ])
+    func pathsAreShownFromADirectory(path: String, directory: String, relative: String) {
+        #expect(relativePath(of: path, from: directory) == relative)
+    }
+
+    @Test(arguments: [
         ("/w/flow.json", "/w/.procflow"), ("/flow.json", "/.procflow"),
         ("/w//x/flow.json", "/w/x/.procflow"), ("/w/x/", "/w/.procflow"),
         ("/w/x.d/flow.json", "/w/x.d/.procflow"),

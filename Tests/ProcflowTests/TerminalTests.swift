@@ -36,6 +36,36 @@ private func isPanelLine(_ line: String) -> Bool {
 @Suite("The terminal")
 struct TerminalTests {
 
+    @Test func theSummaryTableAlignsItsColumnsWhateverTheNamesAreMadeOf() {
+        let summary = RunSummary(
+            name: "w",
+            rows: [
+                .init(id: "build", path: [], status: .succeeded, duration: 0.012, reason: nil),
+                .init(id: "héllo-wörld", path: ["build"], status: .cached, duration: nil, reason: nil),
+                .init(
+                    id: "t[0]", path: [], status: .failed, duration: 1.5, reason: "exit 1",
+                    name: "t[日本]"),
+            ],
+            result: .failed, duration: 2)
+        let plain = TerminalReporter.summaryTable(summary, style: Style(enabled: false))
+        // Characters counted, not bytes: the names of two bytes a letter line up.
+        let expected = [
+            "",
+            "Summary of w",
+            "  STEP           STATUS     DURATION   NOTE",
+            "  build          succeeded  12 ms      ",
+            "    héllo-wörld  cached     –          ",
+            "  t[日本]          failed     1.5 s      exit 1",
+            "",
+            "w failed in 2 s: 1 succeeded, 1 cached, 1 failed",
+            "",
+        ]
+        #expect(plain == expected.joined(separator: "\n"))
+        let colored = TerminalReporter.summaryTable(summary, style: Style(enabled: true))
+        #expect(colored.contains("  build          \u{1B}[32msucceeded\u{1B}[0m  12 ms      \n"))
+        #expect(colored.contains("\u{1B}[31mfailed   \u{1B}[0m"))
+    }
+
     @Test func theLivePanelStaysBelowTheLogNeverMixesWithItAndIsClearedAtTheEnd() throws {
         let fixture = try WorkflowFixture(
             """

@@ -157,10 +157,11 @@ struct UpToDateSnapshot: Sendable, Equatable {
             guard let expected = file.status else { return now == nil }
             return now.map(expected.looksUnchanged) ?? false
         }
-        // On every core, in slices: the first change found stops the others.
+        // On every core, in slices: the first change found stops the others. (The core count
+        // reads cgroup files: not for a few files.)
+        guard files.count >= 2 * Self.filesPerSlice else { return files.allSatisfy(isUnchanged) }
         let slices = min(
-            ProcessInfo.processInfo.activeProcessorCount * 4,
-            files.count / Self.filesPerSlice)
+            ProcessInfo.processInfo.activeProcessorCount * 4, files.count / Self.filesPerSlice)
         guard slices > 1 else { return files.allSatisfy(isUnchanged) }
         let changed = Atomic<Bool>(false)
         DispatchQueue.concurrentPerform(iterations: slices) { slice in

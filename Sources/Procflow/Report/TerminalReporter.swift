@@ -229,6 +229,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
 
     /// The step's id, padded to the width of the longest (up to ``widestPrefix``) and coloured.
     private func prefix(_ id: String) -> String {
+        guard style.enabled else { return Self.padded(id, prefixWidth) }
         let color =
             colors[id]
             ?? {
@@ -236,8 +237,18 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
                 colors[id] = color
                 return color
             }()
-        let padding = String(repeating: " ", count: max(0, prefixWidth - id.count))
+        let padding = String(repeating: " ", count: max(0, prefixWidth - Self.length(id)))
         return style.colored(id, color) + padding
+    }
+
+    /// How many characters `text` has, counted by bytes when they are all ASCII (as ids mostly
+    /// are): counting characters is a Unicode walk.
+    static func length(_ text: String) -> Int { text.isAllASCII ? text.utf8.count : text.count }
+
+    /// `text` with spaces after it up to `width` characters.
+    static func padded(_ text: String, _ width: Int) -> String {
+        let missing = width - length(text)
+        return missing > 0 ? text + String(repeating: " ", count: missing) : text
     }
 
     // MARK: - The live panel
@@ -278,37 +289,41 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
 
     /// The table that ends a run: one row per step, then the totals.
     static func summaryTable(_ summary: RunSummary, style: Style) -> String {
-        // Characters, counted by bytes when they are all ASCII (as ids mostly are): counting
-        // characters of every row was a twentieth of a run of one step among hundreds.
-        func length(_ text: String) -> Int { text.isAllASCII ? text.utf8.count : text.count }
         let width = max(4, summary.rows.map { length($0.shown) + 2 * $0.path.count }.max() ?? 4)
-        func append(_ text: String, paddedTo width: Int, to output: inout String) {
-            output += text
-            for _ in 0..<max(0, width - length(text)) { output += " " }
+        // Bytes, then one text: appending to a text row by row was a twentieth of a run of one
+        // step among hundreds.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 * (summary.rows.count + 4))
+        func put(_ text: String) { bytes.append(contentsOf: text.utf8) }
+        func put(_ text: String, paddedTo width: Int) {
+            put(text)
+            for _ in 0..<max(0, width - length(text)) { bytes.append(UInt8(ascii: " ")) }
         }
-        var text = "\n" + style.bold("Summary of \(summary.name)") + "\n  "
-        append("STEP", paddedTo: width, to: &text)
-        text += "  STATUS     DURATION   NOTE\n"
-        var counts: [StepStatus: Int] = [:]
+        put("\n" + style.bold("Summary of \(summary.name)") + "\n  ")
+        put("STEP", paddedTo: width)
+        put("  STATUS     DURATION   NOTE\n")
+        var counts = [Int](repeating: 0, count: StepStatus.allCases.count)
         for row in summary.rows {
-            counts[row.status, default: 0] += 1
-            text += "  "
-            for _ in row.path { text += "  " }
-            append(row.shown, paddedTo: width - 2 * row.path.count, to: &text)
-            text += "  "
-            var status = ""
-            append(row.status.rawValue, paddedTo: 9, to: &status)
-            text +=
-                row.status.presentation.terminalColor.map { style.colored(status, $0) } ?? status
-            text += "  "
-            append(row.duration.map(formatDuration) ?? "–", paddedTo: 9, to: &text)
-            text += "  "
-            text += row.reason ?? ""
-            text += "\n"
+            counts[StepStatus.allCases.firstIndex(of: row.status)!] += 1
+            put("  ")
+            for _ in row.path { put("  ") }
+            put(row.shown, paddedTo: width - 2 * row.path.count)
+            put("  ")
+            if let color = row.status.presentation.terminalColor, style.enabled {
+                put(style.colored(padded(row.status.rawValue, 9), color))
+            } else {
+                put(row.status.rawValue, paddedTo: 9)
+            }
+            put("  ")
+            put(row.duration.map(formatDuration) ?? "–", paddedTo: 9)
+            put("  ")
+            put(row.reason ?? "")
+            put("\n")
         }
+        var text = String(decoding: bytes, as: UTF8.self)
         var totals: [String] = []
-        for status in StepStatus.allCases {
-            if let count = counts[status] { totals.append("\(count) \(status.rawValue)") }
+        for (status, count) in zip(StepStatus.allCases, counts) where count > 0 {
+            totals.append("\(count) \(status.rawValue)")
         }
         let verdict: String
         switch summary.result {

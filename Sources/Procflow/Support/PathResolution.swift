@@ -77,10 +77,15 @@ func shown(_ path: String, from directory: String) -> String {
 func relativePath(of path: String, from directory: String) -> String {
     let from = directory.split(separator: "/")
     let to = path.split(separator: "/")
-    let shared = zip(from, to).prefix { $0 == $1 }.count
-    let ups = Array(repeating: "..", count: from.count - shared)
-    let rest = ups + to.dropFirst(shared).map(String.init)
-    return rest.isEmpty ? "." : rest.joined(separator: "/")
+    var shared = 0
+    while shared < from.count, shared < to.count, from[shared] == to[shared] { shared += 1 }
+    var result = ""
+    for _ in shared..<from.count { result += result.isEmpty ? ".." : "/.." }
+    for name in to[shared...] {
+        if !result.isEmpty { result += "/" }
+        result += name
+    }
+    return result.isEmpty ? "." : result
 }
 
 /// Whether `path` is relative names joined by single slashes, none of them `.` or `..`.
