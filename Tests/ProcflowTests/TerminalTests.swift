@@ -41,7 +41,8 @@ struct TerminalTests {
             name: "w",
             rows: [
                 .init(id: "build", path: [], status: .succeeded, duration: 0.012, reason: nil),
-                .init(id: "héllo-wörld", path: ["build"], status: .cached, duration: nil, reason: nil),
+                .init(
+                    id: "héllo-wörld", path: ["build"], status: .cached, duration: nil, reason: nil),
                 .init(
                     id: "t[0]", path: [], status: .failed, duration: 1.5, reason: "exit 1",
                     name: "t[日本]"),
