@@ -419,6 +419,16 @@ struct PathTests {
         #expect(StateDirectory.beside(workflow: file).path == state)
     }
 
+    @Test func aWorkflowsStateFilesAreNamedByItsNameAndTheDigestOfItsPath() {
+        let directory = StateDirectory(path: "/w/.procflow")
+        let digest = String(SHA256.hash(Array("../sub/flow.json".utf8)).hex.prefix(12))
+        #expect(
+            directory.index(for: "/w/sub/flow.json") == "/w/.procflow/flow.json-\(digest).state")
+        #expect(
+            directory.snapshot(for: "/w//sub/flow.json").hasSuffix("/flow.json-\(digest).uptodate"))
+        #expect(directory.lock(for: "/w/sub/").hasPrefix("/w/.procflow/sub-"))
+    }
+
     @Test(arguments: [
         ("a/b.txt", "a/b.txt"), ("/a/b", "/a/b"), ("a//b", "a/b"), ("./a", "a"), ("a/.", "a"),
         ("a/../b", "b"), ("../a", "../a"), ("/../a", "/a"), ("a/", "a"), ("/", "/"), ("", "."),

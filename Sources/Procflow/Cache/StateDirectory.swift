@@ -50,7 +50,7 @@ public struct StateDirectory: Sendable {
         if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.startIndex,
             path.utf8.last != UInt8(ascii: "/"), !hasEmptyName(path)
         {
-            return StateDirectory(path: path[..<slash] + "/.procflow")
+            return StateDirectory(path: String(path[..<slash]) + "/.procflow")
         }
         let directory = path.split(separator: "/").dropLast().joined(separator: "/")
         return StateDirectory(path: "/" + directory + (directory.isEmpty ? "" : "/") + ".procflow")
@@ -104,10 +104,13 @@ public struct StateDirectory: Sendable {
     /// people, and the digest of its path relative to this directory, so that two workflows
     /// of one name sharing the directory keep apart.
     private func prefix(for file: String) -> String {
-        let name = file.split(separator: "/").last.map(String.init) ?? file
+        let name =
+            file.utf8.last == UInt8(ascii: "/")
+            ? file.split(separator: "/").last.map(String.init) ?? file
+            : file.lastIndex(of: "/").map { String(file[file.index(after: $0)...]) } ?? file
         let relative = relativePath(of: resolve(file, in: "."), from: resolve(path, in: "."))
         let digest = SHA256.hash(Array(relative.utf8))
-        return path + "/" + name + "-" + digest.hex.prefix(12)
+        return path + "/" + name + "-" + String(digest.hex.prefix(12))
     }
 
     /// Why the directory must not be used, if it must not: another user owns it, or others
