@@ -76,11 +76,17 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
 
     private func handle(_ event: RunEvent) {
         track(event)
-        var text = text(for: event)
-        switch quiet(for: event, text: text) {
-        case .asUsual: break
-        case .held: return
-        case .write(let replacement): text = replacement
+        var text: String
+        if let line = upToDateLine(for: event) {
+            // Before its text is made: the summary table of every step, left out for the line.
+            text = line
+        } else {
+            text = self.text(for: event)
+            switch quiet(for: event, text: text) {
+            case .asUsual: break
+            case .held: return
+            case .write(let replacement): text = replacement
+            }
         }
         if case .workflowFinished = event.kind {
             panel?.timer?.cancel()
@@ -100,33 +106,40 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         case asUsual
         /// Held back.
         case held
-        /// Written as this instead: what was held and the event's text, or, at the end of a
-        /// run in which no step did anything, the one line that says so.
+        /// Written as this instead: what was held, then the event's text.
         case write(String)
     }
 
     private func quiet(for event: RunEvent, text: String) -> Quiet {
-        guard let before = held, !verbose else { return .asUsual }
+        guard held != nil, !verbose else { return .asUsual }
         switch event.kind {
         case .workflowStarted, .stepCached, .stepSkipped:
-            held = before + text
+            // Appended in place: the held text is referenced from here alone.
+            held!.append(text)
             return .held
-        case .workflowFinished(let summary)
-        where summary.result == .succeeded
-            && summary.rows.allSatisfy({
-                ($0.status == .cached && $0.reason == nil) || $0.status == .skipped
-            }):
-            held = nil
-            let skipped = summary.count(.skipped)
-            var line = "procflow: \(plural(summary.count(.cached), "step")) up to date"
-            if skipped > 0 { line += ", \(skipped) skipped" }
-            return .write(line + " (\(formatDuration(summary.duration)))\n")
         case _ where text.isEmpty:
             return .asUsual
         default:
+            let before = held ?? ""
             held = nil
             return .write(before + text)
         }
+    }
+
+    /// At the end of a run in which no step did anything (while lines were held), the one line
+    /// that says so; `nil` otherwise.
+    private func upToDateLine(for event: RunEvent) -> String? {
+        guard held != nil, !verbose, case .workflowFinished(let summary) = event.kind,
+            summary.result == .succeeded,
+            summary.rows.allSatisfy({
+                ($0.status == .cached && $0.reason == nil) || $0.status == .skipped
+            })
+        else { return nil }
+        held = nil
+        let skipped = summary.count(.skipped)
+        var line = "procflow: \(plural(summary.count(.cached), "step")) up to date"
+        if skipped > 0 { line += ", \(skipped) skipped" }
+        return line + " (\(formatDuration(summary.duration)))\n"
     }
 
     /// What the panel needs of `event`.
