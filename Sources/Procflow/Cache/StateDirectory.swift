@@ -45,25 +45,9 @@ public struct StateDirectory: Sendable {
 
     /// The default for a workflow file: `.procflow` in its directory.
     public static func beside(workflow file: String) -> StateDirectory {
-        let path = resolve(file, in: ".")
-        // Most paths have no empty names to drop: their folder is what comes before the name.
-        if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.startIndex,
-            path.utf8.last != UInt8(ascii: "/"), !hasEmptyName(path)
-        {
-            return StateDirectory(path: String(path[..<slash]) + "/.procflow")
-        }
-        let directory = path.split(separator: "/").dropLast().joined(separator: "/")
+        let directory = resolve(file, in: ".").split(separator: "/").dropLast().joined(
+            separator: "/")
         return StateDirectory(path: "/" + directory + (directory.isEmpty ? "" : "/") + ".procflow")
-    }
-
-    /// Whether `path` has two slashes in a row.
-    private static func hasEmptyName(_ path: String) -> Bool {
-        var previous: UInt8 = 0
-        for byte in path.utf8 {
-            if byte == UInt8(ascii: "/"), previous == byte { return true }
-            previous = byte
-        }
-        return false
     }
 
     var objects: String { path + "/objects" }
@@ -104,13 +88,10 @@ public struct StateDirectory: Sendable {
     /// people, and the digest of its path relative to this directory, so that two workflows
     /// of one name sharing the directory keep apart.
     private func prefix(for file: String) -> String {
-        let name =
-            file.utf8.last == UInt8(ascii: "/")
-            ? file.split(separator: "/").last.map(String.init) ?? file
-            : file.lastIndex(of: "/").map { String(file[file.index(after: $0)...]) } ?? file
+        let name = file.split(separator: "/").last.map(String.init) ?? file
         let relative = relativePath(of: resolve(file, in: "."), from: resolve(path, in: "."))
         let digest = SHA256.hash(Array(relative.utf8))
-        return path + "/" + name + "-" + String(digest.hex.prefix(12))
+        return path + "/" + name + "-" + digest.hex.prefix(12)
     }
 
     /// Why the directory must not be used, if it must not: another user owns it, or others
