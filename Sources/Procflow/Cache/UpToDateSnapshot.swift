@@ -160,9 +160,9 @@ struct UpToDateSnapshot: Sendable, Equatable {
         // On every core, in slices: the first change found stops the others. (The core count
         // reads cgroup files: not for a few files.)
         guard files.count >= 2 * Self.filesPerSlice else { return files.allSatisfy(isUnchanged) }
+        // At least two: a core and 1,024 files.
         let slices = min(
             ProcessInfo.processInfo.activeProcessorCount * 4, files.count / Self.filesPerSlice)
-        guard slices > 1 else { return files.allSatisfy(isUnchanged) }
         let changed = Atomic<Bool>(false)
         DispatchQueue.concurrentPerform(iterations: slices) { slice in
             let range = files.count * slice / slices..<files.count * (slice + 1) / slices

@@ -322,11 +322,8 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             for _ in row.path { put("  ") }
             put(row.shown, paddedTo: width - 2 * row.path.count)
             put("  ")
-            if let color = row.status.presentation.terminalColor, style.enabled {
-                put(style.colored(padded(row.status.rawValue, 9), color))
-            } else {
-                put(row.status.rawValue, paddedTo: 9)
-            }
+            let status = padded(row.status.rawValue, 9)
+            put(row.status.presentation.terminalColor.map { style.colored(status, $0) } ?? status)
             put("  ")
             put(row.duration.map(formatDuration) ?? "–", paddedTo: 9)
             put("  ")
