@@ -48,6 +48,19 @@ extension WorkflowFixture {
         return (ran.sorted(), statuses(events), events)
     }
 
+    /// Waits until the status of every file in the fixture's directory (the state directory
+    /// aside) can be trusted to show a change, as a run judges it: until the clock has passed
+    /// the last change of each by its racy window (a second).
+    func waitUntilStatusesAreTrusted() {
+        let root = directory.path
+        let files = (FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? [])
+            .filter { !$0.hasPrefix(".procflow") }
+        let statuses = ([root] + files.map { root + "/" + $0 }).compactMap(FileSystem.status)
+        while !statuses.allSatisfy({ $0.isSettled(at: FileSystem.now()) }) {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
     /// The workflow file with `old` replaced by `new`.
     func edit(_ old: String, _ new: String) throws {
         let text = contents(file)!
@@ -719,8 +732,7 @@ struct IncrementalRunTests {
         try fixture.write("in.txt", "a b\n")
         try fixture.write("other.txt", "other\n")
         #expect(try fixture.runSteps().ran == ["check", "gen", "other"])
-        // Statuses are trusted once files are older than the racy window.
-        Thread.sleep(forTimeInterval: 1.2)
+        fixture.waitUntilStatusesAreTrusted()
         #expect(try fixture.runSteps().ran == ["check"])
         // A snapshot of the incremental steps alone.
         #expect(fixture.stateFile("uptodate") != nil)
@@ -756,7 +768,7 @@ struct IncrementalRunTests {
         try fixture.write("in.txt", "a b\n")
         try fixture.write("other.txt", "other\n")
         _ = try fixture.runSteps()
-        Thread.sleep(forTimeInterval: 1.2)
+        fixture.waitUntilStatusesAreTrusted()
         _ = try fixture.runSteps()
         #expect(fixture.stateFile("uptodate") != nil)
         // The check, which runs with the steps settled from the snapshot, changes gen's
@@ -781,7 +793,7 @@ struct IncrementalRunTests {
         defer { fixture.remove() }
         try fixture.write("in.txt", "a\n")
         #expect(try fixture.runSteps().ran == ["check", "each", "each"])
-        Thread.sleep(forTimeInterval: 1.2)
+        fixture.waitUntilStatusesAreTrusted()
         #expect(try fixture.runSteps().ran == ["check"])
         #expect(fixture.stateFile("uptodate") == nil)
     }
