@@ -75,6 +75,10 @@ final class WorkflowBuilder: @unchecked Sendable {
     private let conditions = Locked([String: WorkflowCondition]())
     /// The run's services, and the steps that depend on them.
     private(set) var services: ServiceRegistry!
+    /// `settings.environment`, which the run's commands share.
+    private let sharedEnvironment: SharedEnvironment
+    /// `settings.directory` made absolute: where a command without a `cwd` starts.
+    private let commandDirectory: String
 
     /// The builder of `workflow`'s procedures; `nestedSteps` are its steps, in file order.
     init(
@@ -83,6 +87,8 @@ final class WorkflowBuilder: @unchecked Sendable {
         self.workflow = workflow
         self.settings = settings
         self.events = events
+        sharedEnvironment = SharedEnvironment(settings.environment)
+        commandDirectory = resolve(".", in: settings.directory)
         steps = Locked(StepTable(nestedSteps))
         services = ServiceRegistry(steps: nestedSteps) { [weak self] id in
             self?.node(id) as? Procedure
@@ -428,11 +434,12 @@ final class WorkflowBuilder: @unchecked Sendable {
         let id = step.id
         let events = events
         var options = ShellProcedure.Options(
-            workingDirectory: resolve(shell.cwd ?? ".", in: settings.directory),
-            environment: settings.environment,
-            output: shell.output, captureLimit: settings.captureLimit,
+            workingDirectory: shell.cwd.map { resolve($0, in: settings.directory) }
+                ?? commandDirectory,
+            environment: [:], output: shell.output, captureLimit: settings.captureLimit,
             gracePeriod: settings.gracePeriod, processGroups: settings.processGroups,
             onOutput: { stream, lines in events.output(id, stream, lines) })
+        options.sharedEnvironment = sharedEnvironment
         options.stepEnvironment = own
         options.executor = settings.executors.executor(
             step.executor(default: settings.defaultExecutor) ?? "local")

@@ -6,7 +6,11 @@ struct CommandLaunch {
     var executable: String
     /// The arguments, the program name first.
     var arguments: [String]
-    var environment: [String: String]
+    /// The environment a run's commands share (rendered once for them all).
+    var sharedEnvironment: SharedEnvironment
+    /// The command's own variables, over ``sharedEnvironment``: its step's `env`, wired
+    /// values, `MAKEFLAGS`.
+    var ownEnvironment: [String: String] = [:]
     var workingDirectory: String?
     var stdin: [UInt8]?
     /// Whether to keep stdout, up to `captureLimit` bytes.
@@ -27,6 +31,55 @@ struct CommandLaunch {
     var secrets = SecretValues.none
     /// What an executor that submits jobs asks for them.
     var job = JobRequest()
+
+    init(
+        executable: String, arguments: [String], environment: [String: String],
+        workingDirectory: String?, stdin: [UInt8]?, captureStdout: Bool, captureLimit: Int,
+        gracePeriod: TimeInterval, pipeGracePeriod: TimeInterval, groups: ProcessGroups = .shared,
+        onOutput: (@Sendable (ShellProcedure.Stream, [Substring]) -> Void)? = nil,
+        secrets: SecretValues = .none, job: JobRequest = JobRequest()
+    ) {
+        self.init(
+            executable: executable, arguments: arguments,
+            sharedEnvironment: SharedEnvironment(environment), workingDirectory: workingDirectory,
+            stdin: stdin, captureStdout: captureStdout, captureLimit: captureLimit,
+            gracePeriod: gracePeriod, pipeGracePeriod: pipeGracePeriod, groups: groups,
+            onOutput: onOutput, secrets: secrets, job: job)
+    }
+
+    init(
+        executable: String, arguments: [String], sharedEnvironment: SharedEnvironment,
+        workingDirectory: String?, stdin: [UInt8]?, captureStdout: Bool, captureLimit: Int,
+        gracePeriod: TimeInterval, pipeGracePeriod: TimeInterval, groups: ProcessGroups,
+        onOutput: (@Sendable (ShellProcedure.Stream, [Substring]) -> Void)?,
+        secrets: SecretValues, job: JobRequest
+    ) {
+        self.executable = executable
+        self.arguments = arguments
+        self.sharedEnvironment = sharedEnvironment
+        self.workingDirectory = workingDirectory
+        self.stdin = stdin
+        self.captureStdout = captureStdout
+        self.captureLimit = captureLimit
+        self.gracePeriod = gracePeriod
+        self.pipeGracePeriod = pipeGracePeriod
+        self.groups = groups
+        self.onOutput = onOutput
+        self.secrets = secrets
+        self.job = job
+    }
+
+    /// The command's whole environment: its own variables over the shared ones.
+    var environment: [String: String] {
+        ownEnvironment.isEmpty
+            ? sharedEnvironment.values
+            : sharedEnvironment.values.merging(ownEnvironment) { _, own in own }
+    }
+
+    /// The value of `name` in the command's environment.
+    func environmentValue(_ name: String) -> String? {
+        ownEnvironment[name] ?? sharedEnvironment.values[name]
+    }
 }
 
 extension CommandLaunch {

@@ -96,7 +96,12 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
         /// The directory the command starts in; procflow's own when `nil`.
         public var workingDirectory: String?
         /// The command's environment, but for ``stepEnvironment``.
-        public var environment: [String: String]
+        public var environment: [String: String] {
+            get { sharedEnvironment.values }
+            set { sharedEnvironment = SharedEnvironment(newValue) }
+        }
+        /// ``environment``, which the steps of a run share.
+        var sharedEnvironment: SharedEnvironment
         /// The step's own variables (its `env`, `PROCFLOW_STEP`), over ``environment``: kept
         /// apart so that the steps of a run share one copy of its environment.
         var stepEnvironment: [String: String] = [:]
@@ -139,7 +144,7 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
             onOutput: (@Sendable (Stream, [Substring]) -> Void)? = nil
         ) {
             self.workingDirectory = workingDirectory
-            self.environment = environment
+            sharedEnvironment = SharedEnvironment(environment)
             self.output = output
             self.captureLimit = captureLimit
             self.gracePeriod = gracePeriod
@@ -258,19 +263,19 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
     /// Starts the command, handing it `jobserver` if there is one.
     private func startCommand(handing jobserver: Jobserver?) {
         let input = input.value
-        var environment = options.wholeEnvironment
-        let wired = environmentInputs.all
-        if !wired.isEmpty { environment.merge(wired) { _, wired in wired } }
         var launch = CommandLaunch(
-            executable: "/bin/sh", arguments: [], environment: environment,
+            executable: "/bin/sh", arguments: [], sharedEnvironment: options.sharedEnvironment,
             workingDirectory: options.workingDirectory, stdin: input.map { Array($0.text.utf8) },
             captureStdout: options.output != .none, captureLimit: options.captureLimit,
             gracePeriod: options.gracePeriod, pipeGracePeriod: 0.2, groups: options.processGroups,
             onOutput: lifecycle?.watching(options.onOutput) ?? options.onOutput,
             secrets: options.secrets, job: options.job)
+        launch.ownEnvironment = options.stepEnvironment
+        let wired = environmentInputs.all
+        if !wired.isEmpty { launch.ownEnvironment.merge(wired) { _, wired in wired } }
         if let jobserver {
-            launch.environment["MAKEFLAGS"] = jobserver.makeflags(
-                after: launch.environment["MAKEFLAGS"])
+            launch.ownEnvironment["MAKEFLAGS"] = jobserver.makeflags(
+                after: launch.environmentValue("MAKEFLAGS"))
             let (read, write) = Jobserver.clientDescriptors
             launch.inheritedDescriptors = [
                 (jobserver.clientEnds.read, read), (jobserver.clientEnds.write, write),

@@ -8,11 +8,8 @@ extension Jobserver {
     /// — getopt's abbreviation of `--jobserver-fds`, which only make's option parser reads —
     /// for make 4.3, which stops at a `fifo:` it cannot read.
     func makeflags(after existing: String?) -> String {
-        let (read, write) = Self.clientDescriptors
-        let flags =
-            " -j\(slots) --jobserver-fds=\(read),\(write) --jobserver-auth=fifo:\(path) --jobserver-f=\(read),\(write)"
-        guard let existing, !existing.allSatisfy(\.isWhitespace) else { return flags }
-        return existing + flags
+        guard let existing, !existing.allSatisfy(\.isWhitespace) else { return clientFlags }
+        return existing + clientFlags
     }
 
     /// The FIFO a `MAKEFLAGS` value names for a jobserver, if it names one: the last

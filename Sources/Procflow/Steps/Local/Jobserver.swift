@@ -46,6 +46,8 @@ final class Jobserver: Sendable {
     let slots: Int
     /// The FIFO, for clients that open it by name (`fifo:PATH`).
     let path: String
+    /// What ``makeflags(after:)`` adds: made once, not for every command.
+    let clientFlags: String
     /// The directory of the run's own that holds the FIFO, removed with it; `nil` for a pool
     /// procflow joined.
     private let directory: String?
@@ -121,6 +123,9 @@ final class Jobserver: Sendable {
     private init(slots: Int, path: String, directory: String?) throws(StepError) {
         self.slots = slots
         self.path = path
+        let (read, write) = Self.clientDescriptors
+        clientFlags =
+            " -j\(slots) --jobserver-fds=\(read),\(write) --jobserver-auth=fifo:\(path) --jobserver-f=\(read),\(write)"
         self.directory = directory
         var opened: [Int32] = []
         do throws(StepError) {

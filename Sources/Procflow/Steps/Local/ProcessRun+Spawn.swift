@@ -21,19 +21,14 @@ extension ProcessRun {
         setUp(&attributes)
         let path = try resolveExecutable(launch)
         let arguments = CStringArray(launch.arguments.lazy.map { ($0, nil) })
+        defer { arguments.deallocate() }
         // PWD names the directory the command starts in, as a shell would make it.
-        let pwd = launch.workingDirectory
-        let environment = CStringArray(
-            launch.environment.lazy.filter { pwd == nil || $0.key != "PWD" }
-                .map { ($0.key, Optional($0.value)) },
-            plus: pwd.map { ("PWD", $0) })
-        defer {
-            arguments.deallocate()
-            environment.deallocate()
-        }
+        var own = launch.ownEnvironment
+        if let pwd = launch.workingDirectory { own["PWD"] = pwd }
         var pid: pid_t = 0
-        let result = posix_spawn(
-            &pid, path, &actions, &attributes, arguments.pointers, environment.pointers)
+        let result = launch.sharedEnvironment.withStrings(over: own) { environment in
+            posix_spawn(&pid, path, &actions, &attributes, arguments.pointers, environment)
+        }
         guard result == 0 else { throw spawnFailure(result, launch) }
         return pid
     }
@@ -79,7 +74,7 @@ extension ProcessRun {
         if launch.executable.utf8.contains(UInt8(ascii: "/")) { return launch.executable }
         guard
             let found = executablePath(
-                for: launch.executable, searchPath: launch.environment["PATH"],
+                for: launch.executable, searchPath: launch.environmentValue("PATH"),
                 in: launch.workingDirectory)
         else {
             throw StepError(.spawnFailed, "command not found: \(launch.executable)")

@@ -91,7 +91,8 @@ final class ProcessRun: @unchecked Sendable {
 
         // What was only needed to spawn it is not kept as long as the run is.
         var kept = launch
-        (kept.environment, kept.arguments, kept.stdin) = ([:], [], nil)
+        (kept.sharedEnvironment, kept.ownEnvironment) = (.none, [:])
+        (kept.arguments, kept.stdin) = ([], nil)
         let run = ProcessRun(pid: pid, launch: kept)
         let stdout = pipes.takeStdout()
         let stderr = pipes.takeStderr()
