@@ -391,6 +391,16 @@ struct PathTests {
         #expect(resolve(path, in: directory) == resolved)
     }
 
+    @Test func theTemporaryDirectoryIsFoundationsWithoutAURLWhereTMPDIRIsSimple() {
+        #expect(temporaryDirectoryPath() == FileManager.default.temporaryDirectory.path)
+        #expect(temporaryDirectoryPath(tmpdir: nil) == "/tmp")
+        #expect(temporaryDirectoryPath(tmpdir: "/var/tmp") == "/var/tmp")
+        // Anything to resolve is Foundation's to resolve.
+        for tmpdir in ["/var/tmp/", "tmp", "", "/a/../b", "/a//b", "/a/./b"] {
+            #expect(temporaryDirectoryPath(tmpdir: tmpdir) == nil)
+        }
+    }
+
     @Test func relativeDirectoriesStartFromTheWorkingDirectory() {
         let working = FileManager.default.currentDirectoryPath
         #expect(currentDirectory() == working)

@@ -45,9 +45,9 @@ public struct StateDirectory: Sendable {
 
     /// The default for a workflow file: `.procflow` in its directory.
     public static func beside(workflow file: String) -> StateDirectory {
-        let directory = resolve(file, in: ".").split(separator: "/").dropLast().joined(
-            separator: "/")
-        return StateDirectory(path: "/" + directory + (directory.isEmpty ? "" : "/") + ".procflow")
+        let names = resolve(file, in: ".").split(separator: "/").dropLast()
+        let folder = "/" + joinedPath(names)
+        return StateDirectory(path: folder + (names.isEmpty ? "" : "/") + ".procflow")
     }
 
     var objects: String { path + "/objects" }

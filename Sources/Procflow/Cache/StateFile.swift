@@ -52,24 +52,33 @@ enum StateFile {
         _ bytes: [UInt8], as kind: Kind,
         _ read: (inout BinaryReader) throws(BinaryReader.Truncated) -> T
     ) throws(Problem) -> T {
-        let result = bytes.withUnsafeBytes { buffer -> Result<T, Problem> in
+        // An optional and the problem beside it, not a `Result`: the runtime's first lookup of
+        // a `Result` of a new error type costs a quarter of a million instructions.
+        var problem = Problem.damaged("not a procflow state file")
+        let value = bytes.withUnsafeBytes { buffer -> T? in
             var reader = BinaryReader(buffer)
             guard buffer.count >= headerSize, let magic = try? reader.uint64(),
                 magic == kind.rawValue
-            else { return .failure(.damaged("not a procflow state file")) }
+            else { return nil }
             let found = try! reader.uint32()
-            guard found == version else { return .failure(.foreignVersion(found)) }
+            guard found == version else {
+                problem = .foreignVersion(found)
+                return nil
+            }
             let checksum = try! reader.uint64()
             let body = UnsafeRawBufferPointer(rebasing: buffer[headerSize...])
             guard Checksum.of(body) == checksum else {
-                return .failure(.damaged("its checksum is wrong"))
+                problem = .damaged("its checksum is wrong")
+                return nil
             }
             var bodyReader = BinaryReader(body)
             guard let value = try? read(&bodyReader), bodyReader.isAtEnd else {
-                return .failure(.damaged("its content ends early or late"))
+                problem = .damaged("its content ends early or late")
+                return nil
             }
-            return .success(value)
+            return value
         }
-        return try result.get()
+        guard let value else { throw problem }
+        return value
     }
 }
