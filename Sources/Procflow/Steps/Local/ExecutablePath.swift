@@ -8,7 +8,7 @@
 /// `directory`), as execvp(3) would find it: the first regular file that may be executed.
 func executablePath(for name: String, searchPath: String?, in directory: String?) -> String? {
     let path = Array((searchPath ?? "/bin:/usr/bin").utf8)
-    // Each candidate is made in one buffer of bytes: making strings of them cost more than the
+    // Each candidate is made in one buffer of bytes: making strings of them costs more than the
     // `stat` calls (this runs for every command started).
     var candidate: [UInt8] = []
     candidate.reserveCapacity(256)
