@@ -1,4 +1,5 @@
 import Foundation
+import ProcedureKit
 import Testing
 
 @testable import Procflow
@@ -115,6 +116,41 @@ struct TerminalTests {
             return Int(line.dropFirst("chatty    line ".count))
         }
         #expect(lineNumbers == Array(1...40))
+    }
+
+    /// Lines of up-to-date and skipped steps wait, and are made only once a step does
+    /// something: then they come first, in order, each step keeping the colour its place in
+    /// the run gave it.
+    @Test func heldLinesAreWrittenInOrderWithTheirColoursOnceAStepRuns() {
+        let written = Locked("")
+        let console = Console(
+            write: { text in written.withLock { $0 += text } }, writeError: { _ in },
+            outputIsTerminal: true, environment: ["TERM": "xterm"])
+        let reporter = TerminalReporter(console: console, livePanel: false)
+        let events: [RunEvent.Kind] = [
+            .workflowStarted(name: "w", steps: ["a", "b", "c", "d"]),
+            .stepCached(note: nil), .stepSkipped(reason: "no"), .stepCached(note: "restored"),
+        ]
+        for (index, kind) in events.enumerated() {
+            reporter.report(
+                RunEvent(step: index == 0 ? nil : ["", "a", "b", "c"][index], kind: kind))
+        }
+        #expect(written.withLock { $0 }.isEmpty)
+        reporter.report(RunEvent(step: "d", kind: .stepStarted(attempt: 1, of: 1)))
+        let text = written.withLock { $0 }
+        let colour: (String, Int) -> String = { id, index in
+            "\u{1B}[\(Style.stepColors[index])m\(id)\u{1B}[0m"
+        }
+        let positions = ["a", "b", "c", "d"].enumerated().map { index, id in
+            text.range(of: colour(id, index))?.lowerBound
+        }
+        #expect(positions.allSatisfy { $0 != nil }, "\(text.debugDescription)")
+        #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted())
+        let lines = ANSIEscapes.stripping(text).split(separator: "\n").map(String.init)
+        #expect(lines.count == 5, "\(lines)")
+        #expect(lines.first?.hasPrefix("procflow: running w") == true)
+        #expect(lines.dropFirst().first == "a ✓ up to date")
+        #expect(lines.last == "d started")
     }
 
     @Test func noPanelWhenTheTerminalIsDumb() throws {

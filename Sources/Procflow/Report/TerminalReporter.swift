@@ -26,9 +26,16 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
     private var prefixWidth = 0
     /// Whether a run with nothing to do prints its every line and the table too.
     private let verbose: Bool
-    /// What was held back while every step reported was up to date or skipped: written when
-    /// a step does something, left out for one line when none did; `nil` once written.
-    private var held: String? = ""
+    /// The events held back while every step reported was up to date or skipped: their lines
+    /// are made and written when a step does something, and never made when none did (one
+    /// line says so); `nil` once written.
+    private var held: [Held]? = []
+
+    /// What a held line is made from: its event's step and kind, not the whole event.
+    private struct Held {
+        let step: String
+        let kind: RunEvent.Kind
+    }
     // The live panel's state: nil without a panel.
     private var panel: PanelState?
 
@@ -80,12 +87,20 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         if let line = upToDateLine(for: event) {
             // Before its text is made: the summary table of every step, left out for the line.
             text = line
+        } else if held != nil, !verbose, Self.isHeldWhileQuiet(event.kind) {
+            // Its line is made only if it is written; its step takes its colour now, in the
+            // order of the events, as when lines were made as they came.
+            let step = event.shownStep ?? ""
+            if case .workflowStarted = event.kind {} else { _ = color(for: step) }
+            held!.append(Held(step: step, kind: event.kind))
+            return
         } else {
             text = self.text(for: event)
-            switch quiet(for: event, text: text) {
-            case .asUsual: break
-            case .held: return
-            case .write(let replacement): text = replacement
+            if held != nil, !verbose, !text.isEmpty {
+                var before = ""
+                for waiting in held! { before += self.text(for: waiting.kind, step: waiting.step) }
+                held = nil
+                text = before + text
             }
         }
         if case .workflowFinished = event.kind {
@@ -99,30 +114,12 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         }
     }
 
-    /// What becomes of an event's text while nothing but up-to-date and skipped steps has
-    /// been reported.
-    private enum Quiet {
-        /// Written as usual.
-        case asUsual
-        /// Held back.
-        case held
-        /// Written as this instead: what was held, then the event's text.
-        case write(String)
-    }
-
-    private func quiet(for event: RunEvent, text: String) -> Quiet {
-        guard held != nil, !verbose else { return .asUsual }
-        switch event.kind {
-        case .workflowStarted, .stepCached, .stepSkipped:
-            // Appended in place: the held text is referenced from here alone.
-            held!.append(text)
-            return .held
-        case _ where text.isEmpty:
-            return .asUsual
-        default:
-            let before = held ?? ""
-            held = nil
-            return .write(before + text)
+    /// Whether an event's line waits while nothing but up-to-date and skipped steps has been
+    /// reported.
+    private static func isHeldWhileQuiet(_ kind: RunEvent.Kind) -> Bool {
+        switch kind {
+        case .workflowStarted, .stepCached, .stepSkipped: return true
+        default: return false
         }
     }
 
@@ -170,8 +167,12 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
     }
 
     private func text(for event: RunEvent) -> String {
-        let id = event.shownStep ?? ""
-        switch event.kind {
+        text(for: event.kind, step: event.shownStep ?? "")
+    }
+
+    /// The text of an event of `kind` about step `id` (as people know it).
+    private func text(for kind: RunEvent.Kind, step id: String) -> String {
+        switch kind {
         case .workflowStarted(let name, let steps):
             return style.bold("procflow: running \(name), \(plural(steps.count, "step"))") + "\n"
         case .stepStarted(let attempt, let total):
@@ -217,7 +218,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         case .stepCancelled(let reason, _):
             return "\(prefix(id)) " + style.red("✗ cancelled: \(reason)") + "\n"
         case .workflowInterrupted:
-            return style.yellow(event.kind.interruptionNotice ?? "") + "\n"
+            return style.yellow(kind.interruptionNotice ?? "") + "\n"
         case .workflowFinished(let summary):
             return Self.summaryTable(summary, style: style)
         }
@@ -243,15 +244,18 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
     /// The step's id, padded to the width of the longest (up to ``widestPrefix``) and coloured.
     private func prefix(_ id: String) -> String {
         guard style.enabled else { return Self.padded(id, prefixWidth) }
-        let color =
-            colors[id]
-            ?? {
-                let color = Style.stepColors[colors.count % Style.stepColors.count]
-                colors[id] = color
-                return color
-            }()
         let padding = String(repeating: " ", count: max(0, prefixWidth - Self.length(id)))
-        return style.colored(id, color) + padding
+        return style.colored(id, color(for: id)) + padding
+    }
+
+    /// The colour of step `id`'s prefix: the next one for a step not seen before. Without
+    /// colour, none is chosen.
+    private func color(for id: String) -> String {
+        guard style.enabled else { return "" }
+        if let color = colors[id] { return color }
+        let color = Style.stepColors[colors.count % Style.stepColors.count]
+        colors[id] = color
+        return color
     }
 
     /// How many characters `text` has, counted by bytes when they are all ASCII (as ids mostly
