@@ -31,10 +31,16 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
     /// line says so); `nil` once written.
     private var held: [Held]? = []
 
-    /// What a held line is made from: its event's step and kind, not the whole event.
+    /// What a held line is made from: its event's step and kind, not the whole event (no kind
+    /// for a step up to date without a note, as most are).
     private struct Held {
         let step: String
-        let kind: RunEvent.Kind
+        let kind: RunEvent.Kind?
+
+        init(step: String, kind: RunEvent.Kind) {
+            self.step = step
+            if case .stepCached(nil) = kind { self.kind = nil } else { self.kind = kind }
+        }
     }
     // The live panel's state: nil without a panel.
     private var panel: PanelState?
@@ -98,7 +104,10 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             text = self.text(for: event)
             if held != nil, !verbose, !text.isEmpty {
                 var before = ""
-                for waiting in held! { before += self.text(for: waiting.kind, step: waiting.step) }
+                for waiting in held! {
+                    before += self.text(
+                        for: waiting.kind ?? .stepCached(note: nil), step: waiting.step)
+                }
                 held = nil
                 text = before + text
             }
