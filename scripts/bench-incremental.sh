@@ -141,7 +141,7 @@ sleep 1.5  # so that the files' statuses can be trusted: see workflows/README.md
 measure noop "$rounds" "$noop_runs" --warmup 3 \
     --prepare true -n ninja "${run_ninja[*]}" --prepare true -n make "${run_make[*]}" \
     --prepare true -n procflow "${run_procflow[*]}" \
-    --prepare "rm -f $c/.procflow/build.json-*.uptodate" \
+    --prepare "$(sh "rm -f $c/.procflow/build.json-*.uptodate")" \
     -n "procflow (no snapshot)" "${run_procflow[*]}" >&2
 
 for change in touch-header edit-header touch-c edit-c; do
@@ -170,7 +170,7 @@ measure touch-noop "$rounds" "$noop_runs" --warmup 3 \
     --prepare true -n make "make -C $t -r -j $jobs" \
     --prepare true -n go-task "task -d $t --concurrency $jobs" \
     --prepare true -n procflow "$procflow run $t/flow.json --max-concurrent $jobs" \
-    --prepare "rm -f $t/.procflow/flow.json-*.uptodate" \
+    --prepare "$(sh "rm -f $t/.procflow/flow.json-*.uptodate")" \
     -n "procflow (no snapshot)" "$procflow run $t/flow.json --max-concurrent $jobs" >&2
 
 # --- Tables ----------------------------------------------------------------------------------
