@@ -91,7 +91,9 @@ public struct StateDirectory: Sendable {
         let name = file.split(separator: "/").last.map(String.init) ?? file
         let relative = relativePath(of: resolve(file, in: "."), from: resolve(path, in: "."))
         let digest = SHA256.hash(Array(relative.utf8))
-        return path + "/" + name + "-" + digest.hex.prefix(12)
+        // A `String` of the digest's start: appending a `Substring` takes the generic path,
+        // whose first use costs a quarter of a million instructions.
+        return path + "/" + name + "-" + String(digest.hex.prefix(12))
     }
 
     /// Why the directory must not be used, if it must not: another user owns it, or others

@@ -9,7 +9,14 @@ final class RunJobserver: Sendable {
     private let temporaryDirectory: String
     /// The FIFO of a pool made by another, to join instead of making one.
     private let joining: String?
-    private let made = Locked<Result<Jobserver, StepError>?>(nil)
+    private let made = Locked<Made?>(nil)
+
+    /// What making the jobserver gave. (Not a `Result`: the runtime's first lookup of a
+    /// `Result` of a new error type costs a quarter of a million instructions.)
+    private enum Made {
+        case made(Jobserver)
+        case failed(StepError)
+    }
 
     /// A jobserver of `slots` tokens, to be made in a private directory under
     /// `temporaryDirectory` — or under `/tmp` if its path has a space or a tab, which would
@@ -31,18 +38,28 @@ final class RunJobserver: Sendable {
     func jobserver() throws(StepError) -> Jobserver {
         let result = made.withLock { made in
             if let made { return made }
-            let result = Result { () throws(StepError) in
-                if let joining { return try Jobserver(joining: joining, slots: slots) }
-                return try Jobserver(slots: slots, temporaryDirectory: temporaryDirectory)
+            let result: Made
+            do throws(StepError) {
+                if let joining {
+                    result = .made(try Jobserver(joining: joining, slots: slots))
+                } else {
+                    result = .made(
+                        try Jobserver(slots: slots, temporaryDirectory: temporaryDirectory))
+                }
+            } catch {
+                result = .failed(error)
             }
             made = result
             return result
         }
-        return try result.get()
+        switch result {
+        case .made(let jobserver): return jobserver
+        case .failed(let error): throw error
+        }
     }
 
     /// Closes the jobserver and removes its FIFO, if it was made.
     func close() {
-        if case .success(let jobserver) = made.withLock({ $0 }) { jobserver.close() }
+        if case .made(let jobserver) = made.withLock({ $0 }) { jobserver.close() }
     }
 }
