@@ -155,21 +155,25 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
 
     /// What the panel needs of `event`.
     private func track(_ event: RunEvent) {
+        if case .workflowStarted(_, let steps) = event.kind {
+            // Counted as the prefixes are padded: by bytes for ASCII ids.
+            var widest = 0
+            for step in steps { widest = max(widest, Self.length(step)) }
+            prefixWidth = min(Self.widestPrefix, widest)
+        }
+        guard panel != nil else { return }
         // The estimate knows steps by id; the panel shows their names.
         let (id, shown) = (event.step ?? "", event.shownStep ?? "")
         switch event.kind {
         case .workflowStarted(_, let steps):
-            prefixWidth = min(Self.widestPrefix, steps.map(\.count).max() ?? 0)
-            guard panel != nil else { return }
             panel!.total = steps.count
             startTimer()
         case .stepStarted(let attempt, _):
-            guard panel != nil, attempt == 1 else { return }
+            guard attempt == 1 else { return }
             panel!.running[shown] = event.time
             panel!.runningOrder.append(shown)
             panel!.estimate?.started(id, at: event.time)
         case .stepSucceeded, .stepCached, .stepFailed, .stepSkipped, .stepCancelled:
-            guard panel != nil else { return }
             panel!.running[shown] = nil
             panel!.runningOrder.removeAll { $0 == shown }
             panel!.done += 1
