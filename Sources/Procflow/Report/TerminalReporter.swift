@@ -23,7 +23,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
     private let console: Console
     private let style: Style
     /// Held while an event is handled or the panel drawn. (A mutex, not `queue.sync`, which
-    /// cost a tenth of a 2,000-step no-op's time.)
+    /// cost a tenth of a 2,000-step no-op's instructions.)
     private let lock = Locked(())
     /// Where the panel's timer fires.
     private let queue = DispatchQueue(label: "procflow.terminal")
