@@ -150,7 +150,9 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
             onOutput: (@Sendable (Stream, [Substring]) -> Void)? = nil
         ) {
             self.workingDirectory = workingDirectory
-            sharedEnvironment = SharedEnvironment(environment)
+            // An empty one (a run's steps are given the run's shared one after) needs no
+            // instance of its own.
+            sharedEnvironment = environment.isEmpty ? .none : SharedEnvironment(environment)
             self.output = output
             self.captureLimit = captureLimit
             self.gracePeriod = gracePeriod

@@ -26,13 +26,12 @@ final class SharedEnvironment: Sendable {
     private final class Rendered: @unchecked Sendable {
         // @unchecked Sendable: written once, before it is shared, and only read after.
         let strings: CStringArray
-        let count: Int
+        /// Where each name's string is: one for each variable.
         let positions: [String: Int]
 
         init(_ values: [String: String]) {
             let entries = Array(values)
             strings = CStringArray(entries.lazy.map { ($0.key, Optional($0.value)) })
-            count = entries.count
             var positions: [String: Int] = [:]
             positions.reserveCapacity(entries.count)
             for (position, entry) in entries.enumerated() { positions[entry.key] = position }
@@ -60,7 +59,7 @@ final class SharedEnvironment: Sendable {
         let shared = shared
         let ownStrings = CStringArray(own.lazy.map { ($0.key, Optional($0.value)) })
         let pointers = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(
-            capacity: shared.count + own.count + 1)
+            capacity: shared.positions.count + own.count + 1)
         defer {
             pointers.deallocate()
             ownStrings.deallocate()
@@ -70,7 +69,7 @@ final class SharedEnvironment: Sendable {
             if let position = shared.positions[name] { hidden.append(position) }
         }
         var count = 0
-        for position in 0..<shared.count where !hidden.contains(position) {
+        for position in 0..<shared.positions.count where !hidden.contains(position) {
             pointers[count] = shared.strings.pointers[position]
             count += 1
         }
