@@ -13,6 +13,13 @@
 # ms). Swift's static runtime asks for `-lstdc++` itself; a linker script named
 # libstdc++.so, found first, hands the linker the archive instead. Only glibc stays shared
 # (libcurl is loaded with dlopen, which a fully static glibc binary cannot do).
+#
+# The compiler is asked to reach generic types' metadata through accessor functions rather
+# than by mangled name (-disable-concrete-type-metadata-mangled-name-accessors). A mangled name
+# is smaller code, but its first use makes the runtime demangle it and check its generic
+# requirements by scanning every conformance record of the binary: a fifth of a small run's
+# instructions (a run of one step of the Lua project: 9.1 M -> 7.1 M instructions, 5.4 -> 4.7
+# ms). The binary grows by 0.1 MB.
 set -euo pipefail
 
 usage() {
@@ -65,7 +72,8 @@ bin="$prefix/bin"
 mkdir -p "$bin" 2>/dev/null || fail "cannot create $bin: choose a --prefix you can write to, or run with sudo."
 [ -w "$bin" ] || fail "cannot write to $bin: choose a --prefix you can write to, or run with sudo."
 
-build=(swift build -c release --static-swift-stdlib -Xlinker -no-pie)
+build=(swift build -c release --static-swift-stdlib -Xlinker -no-pie
+    -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors)
 archive=$(c++ -print-file-name=libstdc++.a 2>/dev/null || cc -print-file-name=libstdc++.a 2>/dev/null || true)
 if [ -f "$archive" ]; then
     # A fixed place in the build directory: the flags stay the same from build to build, so
