@@ -36,6 +36,42 @@ struct JSONParserTests {
                 ]))
     }
 
+    @Test func readsIntegersExactlyAndKeepsTheSignOfZero() {
+        // Up to 15 digits are read without text; longer ones through Double's own parsing.
+        let parsed = parse(
+            #"[0, -0, 7, -42, 999999999999999, -999999999999999, 9007199254740993, 12345678901234567890, 1.5, 1e2, 0.1]"#
+        )
+        #expect(
+            parsed
+                == .array([
+                    .number(0), .number(-0.0), .number(7), .number(-42),
+                    .number(999_999_999_999_999), .number(-999_999_999_999_999),
+                    .number(Double("9007199254740993")!), .number(Double("12345678901234567890")!),
+                    .number(1.5), .number(100), .number(0.1),
+                ]))
+        guard case .array(let items)? = parsed, case .number(let zero) = items[1] else {
+            Issue.record("not an array of numbers: \(String(describing: parsed))")
+            return
+        }
+        #expect(zero.sign == .minus)
+    }
+
+    @Test func nestedContainersKeepTheirOwnElements() {
+        // The open containers share the parser's element buffers: each takes only its own.
+        #expect(
+            parse(
+                #"{"a": [1, {"b": [2, 3], "c": {}}, [4, [5]]], "d": {"e": [], "f": [6]}, "g": 7}"#)
+                == .object([
+                    "a": .array([
+                        .number(1),
+                        .object(["b": .array([.number(2), .number(3)]), "c": .object([:])]),
+                        .array([.number(4), .array([.number(5)])]),
+                    ]),
+                    "d": .object(["e": .array([]), "f": .array([.number(6)])]),
+                    "g": .number(7),
+                ]))
+    }
+
     @Test func skipsAByteOrderMark() {
         #expect(
             (try? JSONParser.parse([0xEF, 0xBB, 0xBF] + Array("{}".utf8)))?.plain == .object([:]))

@@ -81,7 +81,10 @@ struct JSONParser {
                 return JSONNode(value: .object([]), offset: start)
             }
             let (key, keyOffset) = try parseKey()
-            stack.append(Frame(isObject: true, offset: start, key: key, keyOffset: keyOffset))
+            var frame = Frame(isObject: true, offset: start, key: key, keyOffset: keyOffset)
+            // Room for a step's usual fields at once: not grown one, two, four, eight.
+            frame.members.reserveCapacity(8)
+            stack.append(frame)
             return nil
         case UInt8(ascii: "["):
             try checkDepth(stack.count)
@@ -217,14 +220,16 @@ struct JSONParser {
 
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
         let start = index
-        let expected = literal.withUTF8Buffer { Array($0) }
-        guard bytes.count - index >= expected.count,
-            bytes[index..<index + expected.count].elementsEqual(expected)
-        else {
+        let count = literal.utf8CodeUnitCount
+        let matches = literal.withUTF8Buffer { expected in
+            bytes.count - index >= count
+                && (0..<count).allSatisfy { bytes[index + $0] == expected[$0] }
+        }
+        guard matches else {
             throw JSONSyntaxError(
                 message: "expected a value, found \(describeNext())", offset: start)
         }
-        index += expected.count
+        index += count
     }
 
     private mutating func parseNumber() throws(JSONSyntaxError) -> Double {
@@ -238,18 +243,31 @@ struct JSONParser {
             }
             return index - first
         }
-        if peek() == UInt8(ascii: "-") { index += 1 }
+        let negative = peek() == UInt8(ascii: "-")
+        if negative { index += 1 }
         let leadingZero = peek() == UInt8(ascii: "0")
+        let integerStart = index
         let integerDigits = digits()
         var valid = integerDigits > 0 && !(leadingZero && integerDigits > 1)
+        var isInteger = true
         if valid, peek() == UInt8(ascii: ".") {
             index += 1
             valid = digits() > 0
+            isInteger = false
         }
         if valid, peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
             index += 1
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
             valid = digits() > 0
+            isInteger = false
+        }
+        if valid, isInteger, integerDigits <= 15 {
+            // Exact in a Double (below 2^53): no text to make and convert.
+            var magnitude = 0
+            for position in integerStart..<integerStart + integerDigits {
+                magnitude = magnitude * 10 + Int(bytes[position] - UInt8(ascii: "0"))
+            }
+            return negative ? -Double(magnitude) : Double(magnitude)
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard valid, let number = Double(text), number.isFinite else {
@@ -263,11 +281,13 @@ struct JSONParser {
         index += 1  // the opening quote
         let contentStart = index
         // Fast path: no escapes. Scanned through a buffer pointer: strings can be huge.
+        var seen: UInt8 = 0
         index = bytes.withUnsafeBufferPointer { buffer in
             var position = contentStart
             while position < buffer.count {
                 let byte = buffer[position]
                 if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                seen |= byte
                 position += 1
             }
             return position
@@ -277,6 +297,8 @@ struct JSONParser {
             if byte == UInt8(ascii: "\"") {
                 let content = bytes[contentStart..<index]
                 index += 1
+                // ASCII, the common case, needs no validation beyond the scan.
+                if seen < 0x80 { return String(decoding: content, as: UTF8.self) }
                 return try decode(content, at: contentStart)
             }
             if byte < 0x20 { throw controlCharacter(byte, stringStart: start) }
