@@ -43,6 +43,35 @@ final class CollectingReporter: Reporter, Sendable {
 @Suite("Reliability")
 struct ReliabilityTests {
 
+    @Test func aRunStartedOnAProcedureThreadEnds() throws {
+        // A run's first worker runs on the thread that runs it. On a thread of the procedure
+        // pool, the watcher of its first command, kept for that thread's next job, must not
+        // wait for the run to end: it would never come.
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("flow.json").path
+        try Data(
+            workflow(
+                #"{"id": "a", "kind": "shell", "run": "true"}"#
+            ).utf8
+        ).write(to: URL(fileURLWithPath: path))
+        let loaded = try WorkflowLoader.load(path: path)
+        for jobserver in [true, false] {
+            var options = WorkflowRunner.Options()
+            options.jobserver = jobserver
+            let result = Locked<RunSummary.Result?>(nil)
+            let ended = DispatchSemaphore(value: 0)
+            WorkerThreads.shared.run { [options] in
+                let summary = WorkflowRunner(workflow: loaded, options: options, reporters: [])
+                    .run()
+                result.withLock { $0 = summary.result }
+                ended.signal()
+            }
+            #expect(ended.wait(timeout: .now() + 30) == .success, "the run never ended")
+            #expect(result.withLock { $0 } == .succeeded)
+        }
+    }
+
     @Test func theDependencyBlamedIsTheOneThatStoppedTheStep() throws {
         // `tolerated` fails with continueOnError and gives no data to `report`, so it does not
         // stop it; `source`, whose output `report` takes, does.

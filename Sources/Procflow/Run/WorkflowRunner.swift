@@ -205,7 +205,14 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         }
         if let interrupted { root.cancel(with: InterruptError(signal: interrupted)) }
         let queue = ProcedureQueue(name: "procflow")
-        queue.addOperation(root)
+        // The queue's first worker (the root's start, and what it readies) runs on this
+        // thread, which has nothing else to do until the run ends, rather than on a new one.
+        if let first = WorkerThreads.shared.capturingNextJob({ queue.addOperation(root) }) {
+            first()
+            // On a pool thread, a job kept for this thread's next (a command's watcher) would
+            // wait for the run to end: it goes to another thread.
+            WorkerThreads.shared.releaseDeferredJob()
+        }
         done.wait()
         accountForStepsThatNeverRan()
         builder.services.stopAll()
