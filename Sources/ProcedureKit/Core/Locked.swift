@@ -18,9 +18,9 @@ public struct Locked<Value>: @unchecked Sendable {
     // The buffer class itself, not a subclass with a `deinit` that destroys the mutex: each
     // `Value` makes a new class at run time, and a subclass's was made by demangling its
     // superclass's name (14 k instructions at each type's first use, 33 types in a one-step
-    // run). The value is the header, destroyed with the buffer; the mutex is not destroyed, which
-    // loses nothing: destroying a default pthread mutex releases no resources, on
-    // glibc, musl or Darwin, and ThreadSanitizer forgets a mutex whose memory is freed.
+    // run). The value is the header, destroyed with the buffer. The mutex is not destroyed,
+    // which loses nothing: destroying a default pthread mutex releases no resources (glibc,
+    // musl, Darwin), and ThreadSanitizer forgets a mutex whose memory is freed.
     private let storage: ManagedBuffer<Value, pthread_mutex_t>
 
     /// Creates a mutex guarding `value`.

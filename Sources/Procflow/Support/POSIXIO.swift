@@ -47,14 +47,14 @@ enum POSIXIO {
         var failure: Failure?
         var bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
             while count < capacity {
-                let read = Glibc.read(descriptor, buffer.baseAddress! + count, capacity - count)
-                if read < 0 {
+                let got = Glibc.read(descriptor, buffer.baseAddress! + count, capacity - count)
+                if got < 0 {
                     if errno == EINTR { continue }
                     failure = .current
                     return
                 }
-                if read == 0 { return }
-                count += read
+                if got == 0 { return }
+                count += got
             }
         }
         if let failure { return .failure(failure) }
