@@ -100,6 +100,37 @@ func runProcflow(
         stderr: String(decoding: stderr, as: UTF8.self))
 }
 
+/// Runs the `procflow` binary with `arguments` as ``runProcflow(_:in:environment:stdin:timeout:executable:)``
+/// does, and measures its peak resident set (bytes) alone, through a small parent (python3)
+/// that waits for it. `getrusage(RUSAGE_CHILDREN)` in the test process does not: a child it
+/// spawns runs in its memory until the child's exec (posix_spawn's vfork), and the kernel
+/// keeps the larger of that and the program's own peak, so every child reports the test
+/// process's peak once that is larger.
+func runProcflowMeasuringPeak(_ arguments: [String], in directory: URL, timeout: TimeInterval)
+    throws -> (result: CommandResult, peak: Int)
+{
+    let script = """
+        import os, signal, sys
+        peak, program = sys.argv[1], sys.argv[2]
+        pid = os.fork()
+        if pid == 0:
+            os.execv(program, sys.argv[2:])
+        signal.signal(signal.SIGTERM, lambda *_: os.kill(pid, signal.SIGKILL))
+        _, status, usage = os.wait4(pid, 0)
+        with open(peak, "w") as out:
+            out.write(str(usage.ru_maxrss * 1024))
+        sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+        """
+    let peakFile = directory.appendingPathComponent(".peak-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: peakFile) }
+    let result = try runProcflow(
+        ["python3", "-c", script, peakFile.path, procflowBinary.path] + arguments, in: directory,
+        timeout: timeout, executable: URL(fileURLWithPath: "/usr/bin/env"))
+    let peak = (try? String(contentsOf: peakFile, encoding: .utf8)).flatMap { Int($0) }
+    #expect(peak != nil, "no peak measured for procflow \(arguments.joined(separator: " "))")
+    return (result, peak ?? 0)
+}
+
 /// Runs a program (`arguments[0]`, looked up in `PATH`) with `arguments`, in `directory` with
 /// `environment` if given, and waits for it; stdin is empty, and both outputs are read as they
 /// come.
