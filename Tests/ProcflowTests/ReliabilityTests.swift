@@ -44,9 +44,9 @@ final class CollectingReporter: Reporter, Sendable {
 struct ReliabilityTests {
 
     @Test func aRunStartedOnAProcedureThreadEnds() throws {
-        // A run's first worker runs on the thread that runs it. On a thread of the procedure
-        // pool, the watcher of its first command, kept for that thread's next job, must not
-        // wait for the run to end: it would never come.
+        // A run's first worker runs on the thread that runs it, which then waits for the
+        // run's end. Started on a thread of the procedure pool (which may keep a job for its
+        // own next one: a command's watcher), the run must still end.
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("flow.json").path
