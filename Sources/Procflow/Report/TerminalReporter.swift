@@ -35,6 +35,9 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
     /// are made and written when a step does something, and never made when none did (one
     /// line says so); `nil` once written.
     private var held: [Held]? = []
+    /// Whether lines are held back now: nothing but up-to-date and skipped steps reported yet,
+    /// and not `verbose`.
+    private var isHolding: Bool { held != nil && !verbose }
 
     /// What a held line is made from: its event's step and kind, not the whole event (no kind
     /// for a step up to date without a note, as most are).
@@ -98,7 +101,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         if let line = upToDateLine(for: event) {
             // Before its text is made: the summary table of every step, left out for the line.
             text = line
-        } else if held != nil, !verbose, Self.isHeldWhileQuiet(event.kind) {
+        } else if isHolding, Self.isHeldWhileQuiet(event.kind) {
             // Its line is made only if it is written; its step takes its colour now, in the
             // order of the events, as when lines were made as they came.
             let step = event.shownStep ?? ""
@@ -107,7 +110,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             return
         } else {
             text = self.text(for: event)
-            if held != nil, !verbose, !text.isEmpty {
+            if isHolding, !text.isEmpty {
                 var before = ""
                 for waiting in held! {
                     before += self.text(
@@ -140,7 +143,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
     /// At the end of a run in which no step did anything (while lines were held), the one line
     /// that says so; `nil` otherwise.
     private func upToDateLine(for event: RunEvent) -> String? {
-        guard held != nil, !verbose, case .workflowFinished(let summary) = event.kind,
+        guard isHolding, case .workflowFinished(let summary) = event.kind,
             summary.result == .succeeded,
             summary.rows.allSatisfy({
                 ($0.status == .cached && $0.reason == nil) || $0.status == .skipped
