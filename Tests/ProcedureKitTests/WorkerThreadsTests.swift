@@ -75,6 +75,50 @@ struct WorkerThreadsTests {
         #expect(result.withLock { $0 } == .success)
     }
 
+    /// A thread outside the pool that runs a job as a worker keeps the job's deferred work for
+    /// itself, after the job, as a pool thread does: a command started there is watched once
+    /// its start has returned, not meanwhile on another thread.
+    @Test func aThreadOutsideThePoolRunsAJobAsAWorker() {
+        let events = Recorder<String>()
+        let threads = Recorder<UInt>()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            WorkerThreads.shared.runAsWorker {
+                threads.append(currentThread())
+                WorkerThreads.shared.allowingDeferral {
+                    WorkerThreads.shared.runAfterCurrentJob {
+                        events.append("deferred")
+                        threads.append(currentThread())
+                    }
+                }
+                usleep(20_000)  // time for another thread to run it, were it handed on
+                events.append("job returns")
+            }
+            done.signal()
+        }.start()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(events.all == ["job returns", "deferred"])
+        #expect(Set(threads.all).count == 1)
+    }
+
+    /// On a pool thread, whose next jobs would wait for it, the deferred work goes elsewhere.
+    @Test func aPoolThreadRunningAJobAsAWorkerHandsOnItsDeferredWork() {
+        let handedOn = DispatchSemaphore(value: 0)
+        let result = Locked<DispatchTimeoutResult?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        WorkerThreads.shared.run {
+            WorkerThreads.shared.runAsWorker {
+                WorkerThreads.shared.allowingDeferral {
+                    WorkerThreads.shared.runAfterCurrentJob { handedOn.signal() }
+                }
+            }
+            result.withLock { $0 = handedOn.wait(timeout: .now() + 5) }
+            done.signal()
+        }
+        done.wait()
+        #expect(result.withLock { $0 } == .success)
+    }
+
     /// A procedure that leaves work for the thread that started it, then finishes.
     private final class DeferringProcedure: Procedure, @unchecked Sendable {
         let deferredWork: @Sendable () -> Void

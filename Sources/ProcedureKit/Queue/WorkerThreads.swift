@@ -83,6 +83,29 @@ package final class WorkerThreads: Sendable {
         run(job)
     }
 
+    /// Runs `job` on this thread as a pool thread runs its jobs: a job it keeps for this thread
+    /// with ``runAfterCurrentJob(_:)`` (a command's watcher) runs here once it returns, and so
+    /// on. On a pool thread, whose own jobs these would delay, a kept job goes to another thread.
+    ///
+    /// For a thread that would otherwise wait for the work `job` starts: the work keeps the
+    /// order it has on a pool thread (a command is watched once its start returns).
+    package func runAsWorker(_ job: @escaping @Sendable () -> Void) {
+        if Self.currentContext != nil {
+            job()
+            return releaseDeferredJob()
+        }
+        let context = ThreadContext()
+        pthread_setspecific(Self.contextKey, Unmanaged.passUnretained(context).toOpaque())
+        var next: (@Sendable () -> Void)? = job
+        while let job = next {
+            job()
+            next = context.deferred
+            context.deferred = nil
+        }
+        pthread_setspecific(Self.contextKey, nil)
+        withExtendedLifetime(context) {}
+    }
+
     private let idle = Locked<[Worker]>([])
 
     private static let captureKey: pthread_key_t = {

@@ -208,10 +208,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         // The queue's first worker (the root's start, and what it readies) runs on this
         // thread, which has nothing else to do until the run ends, rather than on a new one.
         if let first = WorkerThreads.shared.capturingNextJob({ queue.addOperation(root) }) {
-            first()
-            // On a pool thread, a job kept for this thread's next (a command's watcher) would
-            // wait for the run to end: it goes to another thread.
-            WorkerThreads.shared.releaseDeferredJob()
+            WorkerThreads.shared.runAsWorker(first)
         }
         done.wait()
         accountForStepsThatNeverRan()

@@ -20,9 +20,18 @@ struct ServiceOptions: Sendable {
 /// The life of one service's process as its ``ShellProcedure`` sees it: starting, then ready
 /// (the procedure succeeds, the process keeps running) or failing (not ready in time: the
 /// process is stopped, and the procedure fails once it has exited).
+///
+/// Its events come from three threads in any order: the one that started the process
+/// (``started(_:by:)``), the one that watches it (its lines, which a `log` readiness looks at,
+/// then ``ended(_:as:)``), and a probe's. A service can be ready before ``started(_:by:)`` is
+/// called (its first line came first), and can exit while it is being reported ready: either
+/// way, ``ServiceOptions/onReady`` is called before ``ServiceOptions/onExit``, and the
+/// procedure finishes once.
 final class ServiceLifecycle: Sendable {
     private enum Phase {
         case starting
+        /// Ready, and being reported so; the process's end, if it came meanwhile, waits.
+        case becomingReady(exit: CommandOutcome?)
         case ready
         case failing(StepError)
     }
@@ -31,6 +40,8 @@ final class ServiceLifecycle: Sendable {
         var phase = Phase.starting
         var procedure: ShellProcedure?
         var run: (any RunningCommand)?
+        /// The process is over.
+        var ended = false
     }
 
     private let options: ServiceOptions
@@ -59,13 +70,28 @@ final class ServiceLifecycle: Sendable {
         }
     }
 
-    /// The service's process has started: wait for it to be ready.
+    /// The service's process has started: wait for it to be ready, or report that it was.
     func started(_ run: any RunningCommand, by procedure: ShellProcedure) {
-        state.withLock { state in
+        let next = state.withLock { state -> StartedNext in
+            // Ready before its procedure was known (and perhaps over since): reported here.
+            if case .becomingReady = state.phase { return .reportReady }
+            // Over before this was called: its procedure has its result.
+            guard !state.ended else { return .nothing }
             state.procedure = procedure
             state.run = run
+            return .wait
         }
-        readiness.withLock { $0 }?.start()
+        switch next {
+        case .wait: readiness.withLock { $0 }?.start()
+        case .reportReady: reportReady(procedure)
+        case .nothing: break
+        }
+    }
+
+    private enum StartedNext {
+        case wait
+        case reportReady
+        case nothing
     }
 
     /// The procedure was cancelled before the service was ready: stop waiting.
@@ -82,9 +108,14 @@ final class ServiceLifecycle: Sendable {
         let phase = state.withLock { state -> Phase in
             state.procedure = nil
             state.run = nil
+            state.ended = true
+            if case .becomingReady = state.phase { state.phase = .becomingReady(exit: outcome) }
             return state.phase
         }
         switch phase {
+        case .becomingReady:
+            // Told once the service has been reported ready.
+            return nil
         case .ready:
             options.onExit(outcome)
             return nil
@@ -109,12 +140,11 @@ final class ServiceLifecycle: Sendable {
         case .ready:
             let procedure = state.withLock { state -> ShellProcedure? in
                 guard case .starting = state.phase else { return nil }
-                state.phase = .ready
+                state.phase = .becomingReady(exit: nil)
+                // Not started yet: ``started(_:by:)`` reports it.
                 return state.procedure
             }
-            guard let procedure else { return }
-            options.onReady(procedure)
-            procedure.finish(withResult: .success(.null))
+            if let procedure { reportReady(procedure) }
         case .timedOut:
             let error = StepError(
                 .notReady, "not ready after \(formatDuration(options.service.timeout))")
@@ -125,5 +155,18 @@ final class ServiceLifecycle: Sendable {
             }
             run?.terminate(signal: SIGTERM, gracePeriod: gracePeriod)
         }
+    }
+
+    /// Tells the run the service is ready and finishes its procedure; then tells it of the
+    /// process's end if that came meanwhile.
+    private func reportReady(_ procedure: ShellProcedure) {
+        options.onReady(procedure)
+        procedure.finish(withResult: .success(.null))
+        let exit = state.withLock { state -> CommandOutcome? in
+            guard case .becomingReady(let exit) = state.phase else { return nil }
+            state.phase = .ready
+            return exit
+        }
+        if let exit { options.onExit(exit) }
     }
 }
