@@ -757,9 +757,31 @@ struct IncrementalRunTests {
         #expect(
             explained(explainedRun.events)["check"]
                 == "it declares no sources, generates or depfile (not incremental)")
-        // A source changed: the snapshot does not answer; its step runs.
+        // A source changed: the snapshot does not answer; its step runs. The cacheKey command
+        // ran once: the check started it, and the run took what it gave.
+        let runsBefore = fixture.contents("key-runs.log") ?? ""
         try fixture.write("other.txt", "changed\n")
         #expect(try fixture.runSteps().ran == ["check", "other"])
+        #expect(fixture.contents("key-runs.log") == runsBefore + "ran\n")
+    }
+
+    /// The cacheKey command of a snapshot of settled steps runs while the workflow loads: what
+    /// it gives is still looked at before a step is settled by the snapshot.
+    @Test func aCacheKeyCommandThatChangesIsSeenPastASnapshotOfSettledSteps() throws {
+        let fixture = try WorkflowFixture(
+            Self.checkFixture.replacingOccurrences(
+                of: "echo ran >> key-runs.log; echo 1", with: "cat tool-version"))
+        defer { fixture.remove() }
+        try fixture.write("in.txt", "a b\n")
+        try fixture.write("other.txt", "other\n")
+        try fixture.write("tool-version", "1.0\n")
+        #expect(try fixture.runSteps().ran == ["check", "gen", "other"])
+        fixture.waitUntilStatusesAreTrusted()
+        #expect(try fixture.runSteps().ran == ["check"])
+        #expect(fixture.stateFile("uptodate") != nil)
+        #expect(try fixture.runSteps().ran == ["check"])
+        try fixture.write("tool-version", "2.0\n")
+        #expect(try fixture.runSteps().ran == ["check", "gen", "other"])
     }
 
     @Test func aSourceTheOtherStepsChangeIsSeenPastTheSnapshot() throws {

@@ -60,9 +60,9 @@ struct POSIXReadTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.path + "/file"
         let content = bytes(70_000)
-        FileManager.default.createFile(atPath: path, contents: Data(content))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(content)))
         #expect(try POSIXIO.readFile(path).get() == content)
-        FileManager.default.createFile(atPath: path, contents: Data())
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         #expect(try POSIXIO.readFile(path).get() == [])
     }
 }

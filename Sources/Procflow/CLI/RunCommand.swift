@@ -307,6 +307,8 @@ struct RunCommand: ParsableCommand {
 
     func run(console: Console) -> Int32 {
         if watch { return runWatching(console: console) }
+        // The check's cacheKey commands that no run took: none outlives procflow.
+        defer { KeyCommandsAhead.waitForAll() }
         var check = UpToDateCheck(
             workflowFile: workflow.file, overrides: workflow.variables, targets: chosenTargets,
             directory: stateDirectory(),
@@ -336,10 +338,12 @@ struct RunCommand: ParsableCommand {
         }
         // The snapshot of the incremental steps alone: they are up to date, the others run,
         // without the cache (none of them is incremental). Not for --explain, whose reasons
-        // come from the cache, nor with a remote cache, whose answers the run reports.
+        // come from the cache, nor with a remote cache, whose answers the run reports. Its
+        // cacheKey commands ran while the workflow loaded.
         let settledBySnapshot = snapshot.flatMap { snapshot in
             explain || session.settings.remote != nil
-                || !snapshot.isOf(workflow: bytes, otherFiles: otherFiles) ? nil : snapshot
+                || !snapshot.isOf(workflow: bytes, otherFiles: otherFiles)
+                || !snapshot.keyCommandsGiveTheSame() ? nil : snapshot
         }
         let cache =
             settledBySnapshot != nil ? nil : session.openCache(for: loaded, warn: warn(console))

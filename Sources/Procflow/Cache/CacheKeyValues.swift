@@ -73,8 +73,10 @@ final class CacheKeyValues: Sendable {
         case .text(let text):
             value = Known(digest: SHA256.hash(Array(("text:" + text).utf8)))
         case .command(let command):
+            // Started ahead by the up-to-date check, perhaps: then not run twice.
             value = Known(
-                digest: Self.commandDigest(command, in: directory, environment: environment))
+                digest: KeyCommandsAhead.digest(
+                    of: command, in: directory, environment: environment, taking: true))
         case .file(let path):
             let absolute = resolve(path, in: directory)
             let before = FileSystem.status(absolute)

@@ -88,6 +88,12 @@ struct UpToDateSnapshot: Sendable, Equatable {
 
     /// The snapshot in `directory` for `key`, if nothing it looked at has changed: then the
     /// run is up to date.
+    ///
+    /// Its `cacheKey` commands start before the files are looked at, and run on meanwhile.
+    /// A snapshot that answers for everything waits for them. One of settled steps
+    /// (``settledSteps``) does not: the run loads its workflow while they run, and asks
+    /// ``keyCommandsGiveTheSame()`` before it settles a step by it. If the files changed, the
+    /// run takes their results as its own (``KeyCommandsAhead``).
     static func current(in directory: StateDirectory, for key: Key) -> UpToDateSnapshot? {
         guard case .success(let bytes) = POSIXIO.readFile(path(in: directory, for: key.workflow)),
             let snapshot = try? UpToDateSnapshot(decoding: bytes),
@@ -96,19 +102,10 @@ struct UpToDateSnapshot: Sendable, Equatable {
             // First: the commands are the workflow's only if it is the same.
             snapshot.workflowIsUnchanged()
         else { return nil }
-        guard !snapshot.keyCommands.isEmpty else {
-            return snapshot.filesAreUnchanged() ? snapshot : nil
-        }
-        // The commands run while the files are looked at.
-        let commandsGiveTheSame = Locked(false)
-        let done = DispatchGroup()
-        DispatchQueue.global().async(group: done) {
-            let same = snapshot.keyCommandsGiveTheSame()
-            commandsGiveTheSame.withLock { $0 = same }
-        }
-        let filesAreUnchanged = snapshot.filesAreUnchanged()
-        done.wait()
-        return filesAreUnchanged && commandsGiveTheSame.withLock { $0 } ? snapshot : nil
+        snapshot.startKeyCommands()
+        guard snapshot.filesAreUnchanged() else { return nil }
+        guard snapshot.settledSteps == nil else { return snapshot }
+        return snapshot.keyCommandsGiveTheSame() ? snapshot : nil
     }
 
     /// Whether the workflow file is the one the snapshot was taken of: by its status when
@@ -177,13 +174,26 @@ struct UpToDateSnapshot: Sendable, Equatable {
     /// The fewest files a thread of the check is given: fewer are not worth a thread.
     private static let filesPerSlice = 512
 
+    /// The environment a run gives its `cacheKey` commands.
+    private var keyEnvironment: [String: String] {
+        CacheKeyValues.environment(processEnvironment(), adding: keyAdditions)
+    }
+
+    private func startKeyCommands() {
+        guard !keyCommands.isEmpty else { return }
+        let environment = keyEnvironment
+        for (command, _) in keyCommands {
+            KeyCommandsAhead.start(command, in: keyDirectory, environment: environment)
+        }
+    }
+
     /// Whether every `cacheKey` command gives what it gave, as a run would run it.
-    private func keyCommandsGiveTheSame() -> Bool {
-        let environment = CacheKeyValues.environment(
-            processEnvironment(), adding: keyAdditions)
+    func keyCommandsGiveTheSame() -> Bool {
+        guard !keyCommands.isEmpty else { return true }
+        let environment = keyEnvironment
         return keyCommands.allSatisfy { command, digest in
-            CacheKeyValues.commandDigest(command, in: keyDirectory, environment: environment)
-                == digest
+            KeyCommandsAhead.digest(
+                of: command, in: keyDirectory, environment: environment, taking: false) == digest
         }
     }
 
