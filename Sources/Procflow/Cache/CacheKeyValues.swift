@@ -123,18 +123,42 @@ final class CacheKeyValues: Sendable {
 
     /// Runs `script` with `/bin/sh -e -c` in `directory`, waiting for it here: its exit
     /// status (-1 if it could not start, or died of a signal) and standard output.
-    private static func run(
+    ///
+    /// A script of plain words (``ShellProcedure/Command/directArguments``: `cc --version`)
+    /// runs as a program and its arguments, found in `environment`'s `PATH`, as a step's does:
+    /// the same command without the shell's start (1.5 ms of `cc --version`'s 2.9 here). One
+    /// that cannot be started so (not found, a script without `#!`) is left to the shell.
+    static func run(
         _ script: String, in directory: String, environment: [String: String]
     ) -> (Int32, [UInt8]) {
+        if let words = ShellProcedure.Command.script(script, interpreter: .sh).directArguments,
+            let program = words[0].utf8.contains(UInt8(ascii: "/"))
+                ? words[0]
+                : executablePath(for: words[0], searchPath: environment["PATH"], in: directory),
+            let result = run(program, words, in: directory, environment: environment)
+        {
+            return result
+        }
+        return run(
+            "/bin/sh", ["/bin/sh", "-e", "-c", script], in: directory, environment: environment)
+            ?? (-1, [])
+    }
+
+    /// Runs `program` with `arguments` in `directory`, waiting for it: its exit status and
+    /// standard output, or `nil` if it could not be started.
+    private static func run(
+        _ program: String, _ arguments: [String], in directory: String,
+        environment: [String: String]
+    ) -> (Int32, [UInt8])? {
         var pipe: [Int32] = [0, 0]
-        guard procflow_pipe_cloexec(&pipe) == 0 else { return (-1, []) }
+        guard procflow_pipe_cloexec(&pipe) == 0 else { return nil }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         _ = procflow_spawn_file_actions_addchdir(&actions, directory)
-        let arguments = CStringArray(["/bin/sh", "-e", "-c", script].map { ($0, nil) })
+        let arguments = CStringArray(arguments.map { ($0, nil) })
         let variables = CStringArray(environment.map { ($0.key, $0.value) })
         defer {
             arguments.deallocate()
@@ -142,10 +166,10 @@ final class CacheKeyValues: Sendable {
         }
         var pid: pid_t = 0
         let spawned = posix_spawn(
-            &pid, "/bin/sh", &actions, nil, arguments.pointers, variables.pointers)
+            &pid, program, &actions, nil, arguments.pointers, variables.pointers)
         close(pipe[1])
         defer { close(pipe[0]) }
-        guard spawned == 0 else { return (-1, []) }
+        guard spawned == 0 else { return nil }
         let output = (try? POSIXIO.read(pipe[0], expected: 4096, limit: 1 << 20).get()) ?? []
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
