@@ -62,7 +62,7 @@ struct ServiceLifecycleTests {
     /// The watcher read the service's "ready" line before the thread that started it said it
     /// had started (the watcher runs on a thread of its own): the service is still ready, and
     /// its procedure finishes.
-    @Test func readyBeforeItsStartIsReportedIsReady() {
+    @Test func aServiceReadyBeforeItsStartIsReportedIsReady() {
         let executor = ScriptedExecutor(firstLines: ["up"])
         let events = Locked<[String]>([])
         let procedure = run(

@@ -36,8 +36,8 @@ enum KeyCommandsAhead {
 
     private static let started = Locked<[Request: Pending]>([:])
 
-    /// Starts `command` on another thread, as a run runs it (``CacheKeyValues/commandDigest(_:in:environment:)``),
-    /// unless it was started already.
+    /// Starts `command` on another thread, as a run runs it
+    /// (``CacheKeyValues/commandDigest(_:in:environment:)``), unless it was started already.
     static func start(_ command: String, in directory: String, environment: [String: String]) {
         let request = Request(command: command, directory: directory, environment: environment)
         let pending = started.withLock { started -> Pending? in
