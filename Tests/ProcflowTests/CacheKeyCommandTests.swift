@@ -36,6 +36,18 @@ struct CacheKeyCommandTests {
         #expect(parent(inStat: shell).map { $0 != getpid() } == true)
     }
 
+    /// A program run without the shell sees `PWD` as the shell would give it: its directory,
+    /// not procflow's.
+    @Test func plainWordsSeeTheirDirectoryAsPWD() throws {
+        let directory = try directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let environment = ["PATH": "/usr/bin:/bin", "PWD": "/somewhere/else"]
+        let (status, output) = CacheKeyValues.run(
+            "printenv PWD", in: directory, environment: environment)
+        #expect(status == 0)
+        #expect(String(decoding: output, as: UTF8.self) == directory + "\n")
+    }
+
     /// The program is found in the command's own PATH; one that cannot be started as a
     /// program (a script without `#!`), or is not found, is the shell's, as it was.
     @Test func theCommandsPathAndTheShellsWay() throws {
