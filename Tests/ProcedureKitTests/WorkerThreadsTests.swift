@@ -24,11 +24,15 @@ struct WorkerThreadsTests {
         #expect(ran.all == ["first"])
     }
 
-    @Test func aDeferredJobRunsOnTheSameThreadOnceTheCurrentJobReturns() {
+    /// What became of work a job keeps for its thread, the job being run by `start`: whether
+    /// the work ran (10 s at most), the order of the events, and the threads they ran on.
+    private func keptWork(
+        startedBy start: (@escaping @Sendable () -> Void) -> Void
+    ) -> (ran: Bool, events: [String], threads: Set<UInt>) {
         let events = Recorder<String>()
         let threads = Recorder<UInt>()
         let done = DispatchSemaphore(value: 0)
-        WorkerThreads.shared.run {
+        start {
             threads.append(currentThread())
             WorkerThreads.shared.allowingDeferral {
                 WorkerThreads.shared.runAfterCurrentJob {
@@ -40,83 +44,69 @@ struct WorkerThreadsTests {
             usleep(20_000)  // time for another thread to run it, were it handed on
             events.append("job returns")
         }
-        #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(events.all == ["job returns", "deferred"])
-        #expect(Set(threads.all).count == 1)
+        let ran = done.wait(timeout: .now() + 10) == .success
+        return (ran, events.all, Set(threads.all))
+    }
+
+    /// Whether the job `body` is given, on a pool thread, runs while that thread waits for it
+    /// (5 s at most): on another thread, not kept for this one.
+    private func runsElsewhere(
+        _ body: @escaping @Sendable (_ job: @escaping @Sendable () -> Void) -> Void
+    ) -> Bool {
+        let handedOn = DispatchSemaphore(value: 0)
+        let result = Locked<DispatchTimeoutResult?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        WorkerThreads.shared.run {
+            body { handedOn.signal() }
+            result.withLock { $0 = handedOn.wait(timeout: .now() + 5) }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 } == .success
+    }
+
+    @Test func aDeferredJobRunsOnTheSameThreadOnceTheCurrentJobReturns() {
+        let kept = keptWork { WorkerThreads.shared.run($0) }
+        #expect(kept.ran)
+        #expect(kept.events == ["job returns", "deferred"])
+        #expect(kept.threads.count == 1)
     }
 
     @Test func withoutPermissionAJobIsNotDeferred() {
-        let handedOn = DispatchSemaphore(value: 0)
-        let result = Locked<DispatchTimeoutResult?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        WorkerThreads.shared.run {
-            WorkerThreads.shared.runAfterCurrentJob { handedOn.signal() }
-            // Deferred, it would wait for this job to return: the wait would time out.
-            result.withLock { $0 = handedOn.wait(timeout: .now() + 5) }
-            done.signal()
-        }
-        done.wait()
-        #expect(result.withLock { $0 } == .success)
+        // Deferred, it would wait for this job to return: the wait would time out.
+        #expect(runsElsewhere { WorkerThreads.shared.runAfterCurrentJob($0) })
     }
 
     @Test func aReleasedJobRunsElsewhereAtOnce() {
-        let handedOn = DispatchSemaphore(value: 0)
-        let result = Locked<DispatchTimeoutResult?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        WorkerThreads.shared.run {
-            WorkerThreads.shared.allowingDeferral {
-                WorkerThreads.shared.runAfterCurrentJob { handedOn.signal() }
-            }
-            WorkerThreads.shared.releaseDeferredJob()
-            result.withLock { $0 = handedOn.wait(timeout: .now() + 5) }
-            done.signal()
-        }
-        done.wait()
-        #expect(result.withLock { $0 } == .success)
+        #expect(
+            runsElsewhere { job in
+                WorkerThreads.shared.allowingDeferral {
+                    WorkerThreads.shared.runAfterCurrentJob(job)
+                }
+                WorkerThreads.shared.releaseDeferredJob()
+            })
     }
 
     /// A thread outside the pool that runs a job as a worker keeps the job's deferred work for
     /// itself, after the job, as a pool thread does: a command started there is watched once
     /// its start has returned, not meanwhile on another thread.
     @Test func aThreadOutsideThePoolRunsAJobAsAWorker() {
-        let events = Recorder<String>()
-        let threads = Recorder<UInt>()
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            WorkerThreads.shared.runAsWorker {
-                threads.append(currentThread())
-                WorkerThreads.shared.allowingDeferral {
-                    WorkerThreads.shared.runAfterCurrentJob {
-                        events.append("deferred")
-                        threads.append(currentThread())
-                    }
-                }
-                usleep(20_000)  // time for another thread to run it, were it handed on
-                events.append("job returns")
-            }
-            done.signal()
-        }.start()
-        #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(events.all == ["job returns", "deferred"])
-        #expect(Set(threads.all).count == 1)
+        let kept = keptWork { job in Thread { WorkerThreads.shared.runAsWorker(job) }.start() }
+        #expect(kept.ran)
+        #expect(kept.events == ["job returns", "deferred"])
+        #expect(kept.threads.count == 1)
     }
 
     /// On a pool thread, whose next jobs would wait for it, the deferred work goes elsewhere.
     @Test func aPoolThreadRunningAJobAsAWorkerHandsOnItsDeferredWork() {
-        let handedOn = DispatchSemaphore(value: 0)
-        let result = Locked<DispatchTimeoutResult?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        WorkerThreads.shared.run {
-            WorkerThreads.shared.runAsWorker {
-                WorkerThreads.shared.allowingDeferral {
-                    WorkerThreads.shared.runAfterCurrentJob { handedOn.signal() }
+        #expect(
+            runsElsewhere { job in
+                WorkerThreads.shared.runAsWorker {
+                    WorkerThreads.shared.allowingDeferral {
+                        WorkerThreads.shared.runAfterCurrentJob(job)
+                    }
                 }
-            }
-            result.withLock { $0 = handedOn.wait(timeout: .now() + 5) }
-            done.signal()
-        }
-        done.wait()
-        #expect(result.withLock { $0 } == .success)
+            })
     }
 
     /// A procedure that leaves work for the thread that started it, then finishes.

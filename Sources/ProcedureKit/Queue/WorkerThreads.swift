@@ -96,14 +96,19 @@ package final class WorkerThreads: Sendable {
         }
         let context = ThreadContext()
         pthread_setspecific(Self.contextKey, Unmanaged.passUnretained(context).toOpaque())
-        var next: (@Sendable () -> Void)? = job
+        Self.run(job, keptIn: context)
+        pthread_setspecific(Self.contextKey, nil)
+        withExtendedLifetime(context) {}
+    }
+
+    /// Runs `job`, then the job it kept in `context` for this thread, and so on.
+    private static func run(_ job: (@Sendable () -> Void)?, keptIn context: ThreadContext) {
+        var next = job
         while let job = next {
             job()
             next = context.deferred
             context.deferred = nil
         }
-        pthread_setspecific(Self.contextKey, nil)
-        withExtendedLifetime(context) {}
     }
 
     private let idle = Locked<[Worker]>([])
@@ -152,12 +157,7 @@ package final class WorkerThreads: Sendable {
         let context = ThreadContext()
         pthread_setspecific(Self.contextKey, Unmanaged.passUnretained(context).toOpaque())
         while true {
-            var next = worker.job.withLock { $0.take() }
-            while let job = next {
-                job()
-                next = context.deferred
-                context.deferred = nil
-            }
+            Self.run(worker.job.withLock { $0.take() }, keptIn: context)
             idle.withLock { $0.append(worker) }
             if worker.wake.wait(timeout: .now() + Self.idleTimeout) == .timedOut {
                 let retired = idle.withLock { idle in
