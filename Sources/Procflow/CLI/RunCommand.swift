@@ -326,7 +326,9 @@ struct RunCommand: ParsableCommand {
             return CommandLineTool.ExitStatus.success
         }
         check.noteReading()
-        guard let (loaded, bytes) = workflow.loadWithBytes(console: console) else {
+        // A dry run leaves the state directory as it is.
+        let plans = noCache || dryRun ? nil : usableStateDirectory()
+        guard let (loaded, bytes) = workflow.loadWithBytes(console: console, plans: plans) else {
             return CommandLineTool.ExitStatus.usage
         }
         // The included and dotenv files as they were read: a change to one after the
@@ -531,9 +533,14 @@ struct RunCommand: ParsableCommand {
     /// estimate; `nil` with `--no-cache` (no state directory is read or written) or a state
     /// directory not to be used.
     func durationsFile(of workflow: Workflow) -> StepDurationsFile? {
-        let directory = stateDirectory()
-        guard !noCache, directory.refusal() == nil else { return nil }
+        guard !noCache, let directory = usableStateDirectory() else { return nil }
         return StepDurationsFile(directory: directory, workflowFile: workflow.path)
+    }
+
+    /// The state directory, unless it is not to be used (``StateDirectory/refusal()``).
+    func usableStateDirectory() -> StateDirectory? {
+        let directory = stateDirectory()
+        return directory.refusal() == nil ? directory : nil
     }
 
     /// How the run prints on `console`: as asked; else, in CI (GitHub Actions, GitLab CI) with

@@ -98,13 +98,30 @@ struct WorkflowArguments {
 
     /// Loads the workflow, printing every problem found on standard error; returns it with
     /// the bytes it was read from.
-    func loadWithBytes(console: Console, freeingTree: Bool = true) -> (
-        workflow: Workflow, bytes: [UInt8]
-    )? {
+    ///
+    /// - Parameter plans: the state directory whose plan of the workflow (``WorkflowPlan``)
+    ///   to read, and to write after a full load; `nil` for none.
+    func loadWithBytes(
+        console: Console, freeingTree: Bool = true, plans: StateDirectory? = nil
+    ) -> (workflow: Workflow, bytes: [UInt8])? {
         do {
             let bytes = try WorkflowLoader.read(path: file)
+            let key = plans == nil ? nil : WorkflowPlan.Key(file: file, overrides: variables)
+            if let plans, let key {
+                switch WorkflowPlan.read(for: key, bytes: bytes, in: plans) {
+                case .loaded(let workflow): return (workflow, bytes)
+                case .noPlan: break
+                case .unusable(let reason):
+                    console.writeError(
+                        "warning: not using the workflow's plan \(plans.plan(for: file).escapingControlCharacters): \(reason); loading the workflow in full\n"
+                    )
+                }
+            }
             let workflow = try WorkflowLoader.load(
                 bytes: bytes, file: file, overrides: variables, freeingTree: freeingTree)
+            if let plans, let key {
+                WorkflowPlan.write(workflow, for: key, bytes: bytes, in: plans)
+            }
             return (workflow, bytes)
         } catch {
             console.writeError(error.report(file: file, colored: console.colorsErrors))

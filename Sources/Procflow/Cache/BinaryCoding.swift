@@ -65,6 +65,11 @@ struct BinaryReader {
 
     var isAtEnd: Bool { position == bytes.count }
 
+    /// Passes over what is left: a reader that found what it needed early.
+    mutating func skipRest() {
+        position = bytes.count
+    }
+
     private mutating func take(_ count: Int) throws(Truncated) -> UnsafeRawBufferPointer {
         guard count >= 0, bytes.count - position >= count else { throw Truncated() }
         defer { position += count }

@@ -84,6 +84,11 @@ public struct StateDirectory: Sendable {
         prefix(for: file) + ".uptodate"
     }
 
+    /// The plan of `file`: the workflow as it last loaded (``WorkflowPlan``).
+    func plan(for file: String) -> String {
+        prefix(for: file) + ".plan"
+    }
+
     /// Where the files of the workflow file `file` are, less their extension: its name, for
     /// people, and the digest of its path relative to this directory, so that two workflows
     /// of one name sharing the directory keep apart.

@@ -1,0 +1,192 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The loaded and checked workflow, kept between runs in the state directory
+/// (`<workflow>.plan`), so that a run of an unchanged workflow reads it back without parsing,
+/// decoding or checking the JSON again: ninja's `.ninja_deps` for the workflow itself.
+///
+/// It holds what the load depended on, and the run uses it only if all of that is the same:
+/// this procflow (its executable's status: another build may decode otherwise), the current
+/// directory, the workflow file as named and its `--var` values, and the content of every
+/// file the load read (the workflow file, the files it includes, its dotenv files, and that an
+/// optional dotenv file is still missing), by digest. Any difference, or a plan that cannot be
+/// read, is a full load, which writes a new plan: a plan can make a run slower, never wrong.
+/// A damaged or foreign plan is said in a warning.
+enum WorkflowPlan {
+    /// What the load of a workflow depended on besides its files' contents.
+    struct Key: Equatable {
+        /// The status of procflow's own executable.
+        var program: FileStatus
+        var directory: String
+        /// The workflow file as named on the command line.
+        var file: String
+        /// `--var` values, `name=value`, in the order given.
+        var overrides: [String]
+
+        /// The key of a load of `file` with `overrides` by this procflow, here; `nil` where
+        /// procflow's executable cannot be found (no `/proc`): then no plan is used.
+        init?(file: String, overrides: [(name: String, value: String)]) {
+            guard let program = FileSystem.status("/proc/self/exe") else { return nil }
+            self.init(
+                program: program, directory: currentDirectory(), file: file,
+                overrides: overrides.map { "\($0.name)=\($0.value)" })
+        }
+
+        init(program: FileStatus, directory: String, file: String, overrides: [String]) {
+            self.program = program
+            self.directory = directory
+            self.file = file
+            self.overrides = overrides
+        }
+    }
+
+    /// What reading a plan found.
+    enum Outcome {
+        /// The workflow, as a full load of the same files gives it.
+        case loaded(Workflow)
+        /// No plan, or one of another load: load in full.
+        case noPlan
+        /// A plan that cannot be used, and why ("it is damaged (…)"): load in full, and say so.
+        case unusable(String)
+    }
+
+    /// The most bytes a plan may take: a larger file is not read (a damaged or foreign one).
+    static let maximumSize = 4 * Workflow.maximumBytesRead
+
+    /// The plan in `directory` for `key`, if the workflow file read as `bytes`, and every
+    /// other file the load read, are what it was made from.
+    static func read(for key: Key, bytes: [UInt8], in directory: StateDirectory) -> Outcome {
+        let path = directory.plan(for: key.file)
+        let plan: [UInt8]
+        switch POSIXIO.readRegularFile(path, limit: maximumSize) {
+        case .success(let read): plan = read
+        case .failure(.unreadable(let failure)) where failure.code == ENOENT: return .noPlan
+        case .failure(.unreadable(let failure)):
+            return .unusable("it cannot be read: \(failure.message)")
+        case .failure(.notRegular(let type)): return .unusable("it is \(type), not a regular file")
+        case .failure(.tooLarge): return .unusable("it is larger than \(formatBytes(maximumSize))")
+        }
+        do {
+            return try StateFile.unwrap(plan, as: .plan) { reader throws(BinaryReader.Truncated) in
+                let outcome = try read(&reader, for: key, bytes: bytes)
+                // A plan of another load is not read to its end.
+                if case .noPlan = outcome { reader.skipRest() }
+                return outcome
+            }
+        } catch {
+            return .unusable(error.description)
+        }
+    }
+
+    private static func read(
+        _ reader: inout BinaryReader, for key: Key, bytes: [UInt8]
+    ) throws(BinaryReader.Truncated) -> Outcome {
+        guard let program = try reader.status() else { throw BinaryReader.Truncated() }
+        let directory = try reader.string()
+        let file = try reader.string()
+        var overrides: [String] = []
+        for _ in 0..<(try reader.count(minimumSize: 4)) { overrides.append(try reader.string()) }
+        guard
+            Key(program: program, directory: directory, file: file, overrides: overrides) == key,
+            try reader.digest() == SHA256.hash(bytes)
+        else { return .noPlan }
+        let sources = SourceMap()
+        _ = sources.add(key.file, bytes)
+        // The included workflow files, in the order the load read them.
+        for _ in 0..<(try reader.count(minimumSize: 36)) {
+            let name = try reader.string()
+            let digest = try reader.digest()
+            guard case .success(let included) = readFile(resolve(name, in: ".")),
+                SHA256.hash(included) == digest
+            else { return .noPlan }
+            _ = sources.add(name, included)
+        }
+        // The dotenv files: each with its digest, or missing.
+        for _ in 0..<(try reader.count(minimumSize: 5)) {
+            let path = try reader.string()
+            let wasPresent = try reader.bool()
+            let digest = wasPresent ? try reader.digest() : nil
+            switch readFile(path) {
+            case .success(let content):
+                guard let digest, SHA256.hash(content) == digest else { return .noPlan }
+            case .failure(let problem):
+                guard digest == nil, problem == .missing else { return .noPlan }
+            }
+            sources.noteRead(path)
+        }
+        let decoding = WorkflowDecoding(reader)
+        var workflow = try decoding.workflow()
+        reader = decoding.reader
+        workflow.sources = sources
+        return .loaded(workflow)
+    }
+
+    /// Writes the plan of `workflow`, loaded by `key` from `bytes` (and the other files it
+    /// names, read again here: one that changed since the load gives a plan no run uses). A
+    /// failure only means the next run loads in full.
+    ///
+    /// A workflow with a secret dotenv value has no plan: the value stays in its file alone.
+    static func write(
+        _ workflow: Workflow, for key: Key, bytes: [UInt8], in directory: StateDirectory
+    ) {
+        guard !workflow.dotenv.contains(where: { workflow.secrets.contains($0.name) }) else {
+            return
+        }
+        var writer = BinaryWriter()
+        writer.write(key.program)
+        writer.write(key.directory)
+        writer.write(key.file)
+        writer.write(UInt32(key.overrides.count))
+        for override in key.overrides { writer.write(override) }
+        writer.write(SHA256.hash(bytes))
+        let names = workflow.sources?.names.dropFirst() ?? []
+        writer.write(UInt32(names.count))
+        for name in names {
+            guard case .success(let included) = readFile(resolve(name, in: ".")) else { return }
+            writer.write(name)
+            writer.write(SHA256.hash(included))
+        }
+        let others = workflow.sources?.otherFiles ?? []
+        writer.write(UInt32(others.count))
+        for path in others {
+            writer.write(path)
+            switch readFile(path) {
+            case .success(let content):
+                writer.write(true)
+                writer.write(SHA256.hash(content))
+            case .failure(.missing):
+                writer.write(false)
+            case .failure(.unreadable):
+                return
+            }
+        }
+        let encoder = WorkflowEncoder(writer)
+        encoder.workflow(workflow)
+        let body = encoder.writer.bytes
+        guard body.count + 64 <= maximumSize, (try? directory.prepare()) != nil else { return }
+        try? StateDirectory.write(
+            StateFile.wrap(body, as: .plan), to: directory.plan(for: key.file),
+            temporary: directory.temporary)
+    }
+
+    /// Why a file the load read cannot be read now.
+    private enum ReadProblem: Error {
+        /// It does not exist.
+        case missing
+        /// Anything else: the load read it, or found it missing; now neither holds.
+        case unreadable
+    }
+
+    /// The bytes of the file at `path`, as the load reads a workflow or dotenv file.
+    private static func readFile(_ path: String) -> Result<[UInt8], ReadProblem> {
+        switch POSIXIO.readRegularFile(path, limit: Workflow.maximumFileSize) {
+        case .success(let bytes): return .success(bytes)
+        case .failure(.unreadable(let failure)) where failure.code == ENOENT:
+            return .failure(.missing)
+        case .failure: return .failure(.unreadable)
+        }
+    }
+}
