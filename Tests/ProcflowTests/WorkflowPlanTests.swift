@@ -56,7 +56,9 @@ private struct EveryField {
     let directory: URL
     var file: String { directory.appendingPathComponent("flow.json").path }
 
-    init(secretDotenv: Bool = false) throws {
+    /// - Parameter secret: the name the workflow's `secrets` lists: `TOKEN` is in its dotenv
+    ///   file, `greeting` a variable, `API_KEY` in neither.
+    init(secret: String = "API_KEY") throws {
         directory = try temporaryDirectory()
         try FileManager.default.createDirectory(
             at: directory.appendingPathComponent("ci"), withIntermediateDirectories: true)
@@ -67,7 +69,7 @@ private struct EveryField {
              "procedures": [{"id": "test", "kind": "shell", "run": "echo ${suite}", "output": "text"}]}
             """#)
         try write(".env", "TOKEN=abc\nOTHER=1\n")
-        try write("flow.json", Self.text(secretDotenv: secretDotenv))
+        try write("flow.json", Self.text(secret: secret))
     }
 
     func write(_ name: String, _ text: String) throws {
@@ -78,7 +80,7 @@ private struct EveryField {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    static func text(secretDotenv: Bool) -> String {
+    static func text(secret: String = "API_KEY") -> String {
         #"""
         {
           // Every field the format has.
@@ -86,7 +88,7 @@ private struct EveryField {
           "vars": {"greeting": "hello", "port": "8765"},
           "env": {"WORLD": "world"},
           "dotenv": [".env", {"path": ".env.missing", "optional": true, "secret": true}],
-          "secrets": [\#(secretDotenv ? "\"TOKEN\"" : "\"API_KEY\"")],
+          "secrets": ["\#(secret)"],
           "maxConcurrency": 3,
           "cacheKey": ["v1", {"command": "echo key"}, {"file": "key.txt"}],
           "executor": "local",
@@ -221,8 +223,8 @@ struct WorkflowPlanTests {
         let key: WorkflowPlan.Key
         let workflow: Workflow
 
-        init(secretDotenv: Bool = false) throws {
-            everything = try EveryField(secretDotenv: secretDotenv)
+        init(secret: String = "API_KEY") throws {
+            everything = try EveryField(secret: secret)
             state = StateDirectory(path: everything.directory.appendingPathComponent("state").path)
             key = try #require(WorkflowPlan.Key(file: everything.file, overrides: []))
             workflow = try WorkflowLoader.load(path: everything.file)
@@ -248,7 +250,7 @@ struct WorkflowPlanTests {
         #expect(workflow.files == planned.workflow.files)
         #expect(workflow.files.count == 4)
         let step = try #require(workflow.allSteps.first { $0.id == "gen" })
-        let line = EveryField.text(secretDotenv: false).split(
+        let line = EveryField.text().split(
             separator: "\n", omittingEmptySubsequences: false
         ).firstIndex { $0.contains(#"{"id": "gen""#) }
         #expect(workflow.sources?.locate(step.offset).location.line == line.map { $0 + 1 })
@@ -263,7 +265,7 @@ struct WorkflowPlanTests {
         switch file {
         case "the workflow file":
             try planned.everything.write(
-                "flow.json", EveryField.text(secretDotenv: false).replacing("hello", with: "HELLO"))
+                "flow.json", EveryField.text().replacing("hello", with: "HELLO"))
         case "an included file":
             try planned.everything.write(
                 "ci/tests.json",
@@ -314,13 +316,12 @@ struct WorkflowPlanTests {
         #expect(foreign == "it is damaged (not a procflow state file)")
     }
 
-    @Test func aWorkflowWithASecretDotenvValueHasNoPlan() throws {
-        let planned = try Planned(secretDotenv: true)
-        defer { planned.everything.remove() }
-        #expect(!FileManager.default.fileExists(atPath: planned.state.plan(for: planned.key.file)))
-        let other = try Planned()
-        defer { other.everything.remove() }
-        #expect(FileManager.default.fileExists(atPath: other.state.plan(for: other.key.file)))
+    @Test(arguments: [("TOKEN", false), ("greeting", false), ("API_KEY", true)])
+    func aWorkflowThatHoldsASecretsValueHasNoPlan(secret: String, planned: Bool) throws {
+        let written = try Planned(secret: secret)
+        defer { written.everything.remove() }
+        let path = written.state.plan(for: written.key.file)
+        #expect(FileManager.default.fileExists(atPath: path) == planned)
     }
 
     // MARK: - Runs

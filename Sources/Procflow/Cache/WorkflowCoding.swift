@@ -5,7 +5,11 @@
 /// (`WorkflowPlanTests`) compares every stored field of every workflow it loads, by
 /// reflection, and fails for one left out.
 final class WorkflowEncoder {
-    private(set) var writer: BinaryWriter
+    // Unchecked: an encoder is used by one thread, and its methods never overlap their
+    // accesses; the checks were a tenth of the work.
+    @exclusivity(unchecked) private(set) var writer: BinaryWriter
+    /// The pointers written so far, by their tokens: each is written once, then by number.
+    @exclusivity(unchecked) private var pointers: [[String]: UInt32] = [:]
 
     /// An encoder appending to `writer`.
     init(_ writer: BinaryWriter = BinaryWriter()) {
@@ -235,6 +239,9 @@ final class WorkflowEncoder {
     }
 
     private func placement(_ placement: Placement) {
+        // Most steps place nothing.
+        writer.write(placement == Placement())
+        if placement == Placement() { return }
         optional(placement.executor, text)
         optional(placement.resources.cpus, int)
         optional(placement.resources.memory, int)
@@ -280,8 +287,26 @@ final class WorkflowEncoder {
         int(wire.offset)
     }
 
+    /// A pointer, as the longest beginning of it written before (0 for the root, else its
+    /// number plus 1) and the tokens that follow; each of those beginnings takes the next
+    /// number. A step's pointers share their beginnings, which the reader then shares too.
     private func pointer(_ pointer: JSONPointer) {
-        array(pointer.tokens, text)
+        let tokens = pointer.tokens
+        var known = tokens.count
+        var base: UInt32 = 0
+        while known > 0 {
+            if let number = pointers[Array(tokens[..<known])] {
+                base = number + 1
+                break
+            }
+            known -= 1
+        }
+        writer.write(base)
+        writer.write(UInt32(tokens.count - known))
+        for end in known..<tokens.count {
+            text(tokens[end])
+            pointers[Array(tokens[...end])] = UInt32(pointers.count)
+        }
     }
 
     private func value(_ value: JSONValue) {
@@ -354,7 +379,11 @@ final class WorkflowEncoder {
 final class WorkflowDecoding {
     typealias Damaged = BinaryReader.Truncated
 
-    var reader: BinaryReader
+    // Unchecked: see ``WorkflowEncoder/writer``.
+    @exclusivity(unchecked) var reader: BinaryReader
+    /// The pointers read so far, in the order they were numbered, each made so that extending
+    /// it allocates nothing.
+    @exclusivity(unchecked) private var pointers: [JSONPointer] = []
 
     init(_ reader: BinaryReader) {
         self.reader = reader
@@ -550,6 +579,7 @@ final class WorkflowDecoding {
     }
 
     private func placement() throws(Damaged) -> Placement {
+        if try reader.bool() { return Placement() }
         let executor = try optional(text)
         let resources = Resources(
             cpus: try optional(int), memory: try optional(int),
@@ -591,8 +621,16 @@ final class WorkflowDecoding {
             offset: try int())
     }
 
+    /// See ``WorkflowEncoder``'s `pointer(_:)`.
     private func pointer() throws(Damaged) -> JSONPointer {
-        JSONPointer(tokens: try array(text))
+        let base = Int(try reader.uint32())
+        guard base <= pointers.count else { throw Damaged() }
+        var pointer = base == 0 ? JSONPointer.root : pointers[base - 1]
+        for _ in 0..<(try reader.count(minimumSize: 4)) {
+            pointer = pointer.appending(try text()).materialized
+            pointers.append(pointer)
+        }
+        return pointer
     }
 
     private func value() throws(Damaged) -> JSONValue {

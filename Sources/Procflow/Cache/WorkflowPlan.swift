@@ -128,13 +128,13 @@ enum WorkflowPlan {
     /// names, read again here: one that changed since the load gives a plan no run uses). A
     /// failure only means the next run loads in full.
     ///
-    /// A workflow with a secret dotenv value has no plan: the value stays in its file alone.
+    /// A workflow that holds a secret's value (in its variables, `--var` values, `env` or
+    /// dotenv files) has no plan: a value filled into its steps would be written in the clear.
+    /// Secrets that only procflow's environment gives are not in the workflow.
     static func write(
         _ workflow: Workflow, for key: Key, bytes: [UInt8], in directory: StateDirectory
     ) {
-        guard !workflow.dotenv.contains(where: { workflow.secrets.contains($0.name) }) else {
-            return
-        }
+        guard workflow.secretValues(in: [:]).isEmpty else { return }
         var writer = BinaryWriter()
         writer.write(key.program)
         writer.write(key.directory)
