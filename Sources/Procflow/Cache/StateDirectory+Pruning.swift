@@ -71,7 +71,7 @@ extension StateDirectory {
         for entry in FileSystem.entries(of: path) where !entry.isDirectory {
             if entry.name.hasSuffix(".state") || entry.name.hasSuffix(".lock")
                 || entry.name.hasSuffix(".uptodate") || entry.name.hasSuffix(".durations")
-                || entry.name == ".gitignore",
+                || entry.name.hasSuffix(".plan") || entry.name == ".gitignore",
                 unlink(path + "/" + entry.name) == 0
             {
                 removed += 1

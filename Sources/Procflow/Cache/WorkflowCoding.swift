@@ -8,8 +8,8 @@ final class WorkflowEncoder {
     // Unchecked: an encoder is used by one thread, and its methods never overlap their
     // accesses; the checks were a tenth of the work.
     @exclusivity(unchecked) private(set) var writer: BinaryWriter
-    /// The pointers written so far, by their tokens: each is written once, then by number.
-    @exclusivity(unchecked) private var pointers: [[String]: UInt32] = [:]
+    /// The tokens of the pointer written last.
+    @exclusivity(unchecked) private var previousPointer: [String] = []
 
     /// An encoder appending to `writer`.
     init(_ writer: BinaryWriter = BinaryWriter()) {
@@ -287,26 +287,21 @@ final class WorkflowEncoder {
         int(wire.offset)
     }
 
-    /// A pointer, as the longest beginning of it written before (0 for the root, else its
-    /// number plus 1) and the tokens that follow; each of those beginnings takes the next
-    /// number. A step's pointers share their beginnings, which the reader then shares too.
+    /// A pointer, as how many of its first tokens the pointer written before has too, and
+    /// the tokens that follow: a step's pointers share their beginnings, which the reader
+    /// then shares too.
     private func pointer(_ pointer: JSONPointer) {
         let tokens = pointer.tokens
-        var known = tokens.count
-        var base: UInt32 = 0
-        while known > 0 {
-            if let number = pointers[Array(tokens[..<known])] {
-                base = number + 1
-                break
-            }
-            known -= 1
+        var shared = 0
+        while shared < min(tokens.count, previousPointer.count),
+            tokens[shared] == previousPointer[shared]
+        {
+            shared += 1
         }
-        writer.write(base)
-        writer.write(UInt32(tokens.count - known))
-        for end in known..<tokens.count {
-            text(tokens[end])
-            pointers[Array(tokens[...end])] = UInt32(pointers.count)
-        }
+        writer.write(UInt32(shared))
+        writer.write(UInt32(tokens.count - shared))
+        for token in tokens[shared...] { text(token) }
+        previousPointer = tokens
     }
 
     private func value(_ value: JSONValue) {
@@ -381,9 +376,9 @@ final class WorkflowDecoding {
 
     // Unchecked: see ``WorkflowEncoder/writer``.
     @exclusivity(unchecked) var reader: BinaryReader
-    /// The pointers read so far, in the order they were numbered, each made so that extending
-    /// it allocates nothing.
-    @exclusivity(unchecked) private var pointers: [JSONPointer] = []
+    /// The pointer read last, and each of its beginnings: `previousPointer[i]` is its first
+    /// `i + 1` tokens, made so that extending it allocates nothing.
+    @exclusivity(unchecked) private var previousPointer: [JSONPointer] = []
 
     init(_ reader: BinaryReader) {
         self.reader = reader
@@ -623,14 +618,14 @@ final class WorkflowDecoding {
 
     /// See ``WorkflowEncoder``'s `pointer(_:)`.
     private func pointer() throws(Damaged) -> JSONPointer {
-        let base = Int(try reader.uint32())
-        guard base <= pointers.count else { throw Damaged() }
-        var pointer = base == 0 ? JSONPointer.root : pointers[base - 1]
+        let shared = Int(try reader.uint32())
+        guard shared <= previousPointer.count else { throw Damaged() }
+        previousPointer.removeSubrange(shared...)
         for _ in 0..<(try reader.count(minimumSize: 4)) {
-            pointer = pointer.appending(try text()).materialized
-            pointers.append(pointer)
+            let extended = (previousPointer.last ?? .root).appending(try text())
+            previousPointer.append(extended.materialized)
         }
-        return pointer
+        return previousPointer.last ?? .root
     }
 
     private func value() throws(Damaged) -> JSONValue {
