@@ -10,6 +10,8 @@ enum StateFile {
         case history = 0x0000_5453_4948_4650
         /// An ``UpToDateSnapshot``: "PFSNAP\0\0".
         case snapshot = 0x0000_5041_4E53_4650
+        /// A ``StepDurationsFile``: "PFDURS\0\0".
+        case durations = 0x0000_5352_5544_4650
         /// A ``WorkflowPlan``: "PFPLAN\0\0".
         case plan = 0x0000_4E41_4C50_4650
     }

@@ -1,6 +1,7 @@
 /// How long each step of one workflow took when it last ran and succeeded, kept in the state
-/// directory (`NAME-DIGEST.durations`, JSON: `{"version": 1, "durations": {"id": seconds}}`)
-/// for the live panel to estimate the next run's time left along the critical path.
+/// directory (`NAME-DIGEST.durations`: a ``StateFile`` of ids and seconds, read without a JSON
+/// parse at the end of every run) for the live panel to estimate the next run's time left
+/// along the critical path.
 struct StepDurationsFile {
     /// The most bytes read back: a larger (damaged or foreign) file is ignored.
     static let maximumSize = 16 << 20
@@ -16,17 +17,22 @@ struct StepDurationsFile {
 
     /// The durations kept, by step id; empty when there are none, or the file is not one.
     func load() -> [String: Double] {
-        guard FileSystem.exists(path), case .success(let bytes) = POSIXIO.readFile(path),
-            bytes.count <= Self.maximumSize,
-            let document = try? JSONParser.parse(bytes).plain,
-            case .object(let fields) = document, fields["version"] == .number(1),
-            case .object(let entries)? = fields["durations"]
+        guard case .success(let bytes) = POSIXIO.readFile(path), bytes.count <= Self.maximumSize,
+            let durations = try? StateFile.unwrap(bytes, as: .durations, Self.read)
         else { return [:] }
+        return durations
+    }
+
+    private static func read(_ reader: inout BinaryReader) throws(BinaryReader.Truncated)
+        -> [String: Double]
+    {
+        let count = try reader.count(minimumSize: 12)
         var durations: [String: Double] = [:]
-        for (id, value) in entries {
-            if case .number(let seconds) = value, seconds.isFinite, seconds >= 0 {
-                durations[id] = seconds
-            }
+        durations.reserveCapacity(count)
+        for _ in 0..<count {
+            let id = try reader.string()
+            let seconds = Double(bitPattern: try reader.uint64())
+            if seconds.isFinite, seconds >= 0 { durations[id] = seconds }
         }
         return durations
     }
@@ -52,10 +58,13 @@ struct StepDurationsFile {
             }
         if nearlyKept { return }
         try directory.prepare()
-        let document: JSONValue = .object([
-            "version": .number(1), "durations": .object(all.mapValues(JSONValue.number)),
-        ])
+        var writer = BinaryWriter()
+        writer.write(UInt32(all.count))
+        for (id, seconds) in all {
+            writer.write(id)
+            writer.write(seconds.bitPattern)
+        }
         try StateDirectory.write(
-            Array(JSONWriter.string(document).utf8), to: path, temporary: directory.temporary)
+            StateFile.wrap(writer.bytes, as: .durations), to: path, temporary: directory.temporary)
     }
 }
