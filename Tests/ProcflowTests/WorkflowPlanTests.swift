@@ -279,6 +279,29 @@ struct WorkflowPlanTests {
         }
     }
 
+    /// A file that changes between the load and the plan's writing: the plan is of what the
+    /// load read, so the new content finds no plan (rather than the old content's workflow).
+    @Test(arguments: ["ci/tests.json", ".env"])
+    func aFileChangedWhileTheWorkflowLoadedFindsNoPlan(file: String) throws {
+        let everything = try EveryField()
+        defer { everything.remove() }
+        let state = StateDirectory(
+            path: everything.directory.appendingPathComponent("state").path)
+        let key = try #require(WorkflowPlan.Key(file: everything.file, overrides: []))
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: everything.file)))
+        let workflow = try WorkflowLoader.load(bytes: bytes, file: everything.file)
+        try everything.write(
+            file,
+            file == ".env"
+                ? "TOKEN=changed\nOTHER=1\n"
+                : #"{"procedures": [{"id": "test", "kind": "shell", "run": "echo changed"}]}"#)
+        WorkflowPlan.write(workflow, for: key, bytes: bytes, in: state)
+        guard case .noPlan = WorkflowPlan.read(for: key, bytes: bytes, in: state) else {
+            Issue.record("\(WorkflowPlan.read(for: key, bytes: bytes, in: state))")
+            return
+        }
+    }
+
     @Test func anotherProcflowDirectoryOrVarIsNoPlan() throws {
         let planned = try Planned()
         defer { planned.everything.remove() }

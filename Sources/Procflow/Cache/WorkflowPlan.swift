@@ -109,13 +109,14 @@ enum WorkflowPlan {
             let path = try reader.string()
             let wasPresent = try reader.bool()
             let digest = wasPresent ? try reader.digest() : nil
-            switch readFile(path) {
+            let read = readFile(path)
+            switch read {
             case .success(let content):
                 guard let digest, SHA256.hash(content) == digest else { return .noPlan }
             case .failure(let problem):
                 guard digest == nil, problem == .missing else { return .noPlan }
             }
-            sources.noteRead(path)
+            sources.noteRead(path, content: try? read.get())
         }
         let decoding = WorkflowDecoding(reader)
         var workflow = try decoding.workflow()
@@ -124,9 +125,10 @@ enum WorkflowPlan {
         return .loaded(workflow)
     }
 
-    /// Writes the plan of `workflow`, loaded by `key` from `bytes` (and the other files it
-    /// names, read again here: one that changed since the load gives a plan no run uses). A
-    /// failure only means the next run loads in full.
+    /// Writes the plan of `workflow`, loaded by `key` from `bytes` and the other files its
+    /// source map keeps as the load read them (a file changed since is not read again: its
+    /// new content must not be paired with the old one's workflow). A failure only means the
+    /// next run loads in full.
     ///
     /// A workflow that holds a secret's value (in its variables, `--var` values, `env` or
     /// dotenv files) has no plan: a value filled into its steps would be written in the clear.
@@ -142,26 +144,20 @@ enum WorkflowPlan {
         writer.write(UInt32(key.overrides.count))
         for override in key.overrides { writer.write(override) }
         writer.write(SHA256.hash(bytes))
-        let names = workflow.sources?.names.dropFirst() ?? []
-        writer.write(UInt32(names.count))
-        for name in names {
-            guard case .success(let included) = readFile(resolve(name, in: ".")) else { return }
+        guard let sources = workflow.sources else { return }
+        let included = sources.contents.dropFirst()
+        writer.write(UInt32(included.count))
+        for (name, content) in included {
             writer.write(name)
-            writer.write(SHA256.hash(included))
+            writer.write(SHA256.hash(content))
         }
-        let others = workflow.sources?.otherFiles ?? []
-        writer.write(UInt32(others.count))
-        for path in others {
+        // A dotenv file the load could not read was a missing optional one: any other problem
+        // fails the load.
+        writer.write(UInt32(sources.otherFiles.count))
+        for (path, content) in zip(sources.otherFiles, sources.otherContents) {
             writer.write(path)
-            switch readFile(path) {
-            case .success(let content):
-                writer.write(true)
-                writer.write(SHA256.hash(content))
-            case .failure(.missing):
-                writer.write(false)
-            case .failure(.unreadable):
-                return
-            }
+            writer.write(content != nil)
+            if let content { writer.write(SHA256.hash(content)) }
         }
         let encoder = WorkflowEncoder(writer)
         encoder.workflow(workflow)

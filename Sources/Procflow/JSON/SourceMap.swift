@@ -35,12 +35,20 @@ final class SourceMap: @unchecked Sendable {
     /// The other files read, absolute: dotenv files, and optional ones found missing.
     private(set) var otherFiles: [String] = []
 
+    /// What the load read of each of ``otherFiles``; `nil` for one it could not read.
+    private(set) var otherContents: [[UInt8]?] = []
+
     /// The names of the workflow files, the loaded one first, as they were given.
     var names: [String] { files.map(\.name) }
 
-    /// Notes that the load read (or looked for) `path`, a file that is not a workflow file.
-    func noteRead(_ path: String) {
+    /// The workflow files as the load read them, the loaded one first: each name and bytes.
+    var contents: [(name: String, bytes: [UInt8])] { files.map { ($0.name, $0.bytes) } }
+
+    /// Notes that the load read (or looked for) `path`, a file that is not a workflow file,
+    /// and found `content` there (`nil`: none it could read).
+    func noteRead(_ path: String, content: [UInt8]?) {
         otherFiles.append(path)
+        otherContents.append(content)
     }
 
     /// Adds the file `name` with its `bytes`; returns the offset its first byte has.

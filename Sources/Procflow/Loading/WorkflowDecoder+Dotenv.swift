@@ -44,9 +44,10 @@ extension WorkflowDecoder {
     {
         guard !report.budget.isSpent else { return [] }
         let full = resolve(path, in: directory(of: report.file))
-        report.sources.noteRead(resolve(full, in: "."))
         let name = "the dotenv file \(path)"
-        switch WorkflowFile.read(full, named: name, kind: "dotenv files") {
+        let read = WorkflowFile.read(full, named: name, kind: "dotenv files")
+        report.sources.noteRead(resolve(full, in: "."), content: try? read.get())
+        switch read {
         case .failure(let problem):
             if optional, problem.isMissing { return [] }
             report.error(problem.message, at: offset, pointer)
