@@ -214,6 +214,25 @@ struct WorkflowPlanTests {
         #expect(huge.withUnsafeBytes { try? WorkflowDecoding(BinaryReader($0)).workflow() } == nil)
     }
 
+    @Test func anEncodingNestedDeeperThanAnyWorkflowIsNotOne() throws {
+        var workflow = try WorkflowLoader.load(
+            bytes: Array(#"{"procedures": [{"id": "a", "kind": "shell", "run": "true"}]}"#.utf8),
+            file: "flow.json")
+        var condition = StepCondition.command("true")
+        for _ in 0..<600 { condition = .not(condition) }
+        workflow.steps[0].when = condition
+        let encoder = WorkflowEncoder()
+        encoder.workflow(workflow)
+        let decoded = encoder.writer.bytes.withUnsafeBytes { bytes in
+            try? WorkflowDecoding(BinaryReader(bytes)).workflow()
+        }
+        #expect(decoded == nil)
+        condition = .command("true")
+        for _ in 0..<100 { condition = .not(condition) }
+        workflow.steps[0].when = condition
+        #expect(fields(of: try roundTrip(workflow)) == fields(of: workflow))
+    }
+
     // MARK: - The plan file
 
     /// A workflow loaded in full, with the plan it wrote in a fresh state directory.

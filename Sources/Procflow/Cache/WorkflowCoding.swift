@@ -379,6 +379,10 @@ final class WorkflowDecoding {
     /// The pointer read last, and each of its beginnings: `previousPointer[i]` is its first
     /// `i + 1` tokens, made so that extending it allocates nothing.
     @exclusivity(unchecked) private var previousPointer: [JSONPointer] = []
+    /// How deep the steps, conditions and JSON values being read nest: no workflow nests
+    /// deeper than its JSON does, so a plan that does is damaged (and must not exhaust the
+    /// stack).
+    @exclusivity(unchecked) private var nesting = 0
 
     init(_ reader: BinaryReader) {
         self.reader = reader
@@ -406,7 +410,14 @@ final class WorkflowDecoding {
     }
 
     private func steps() throws(Damaged) -> [Step] {
-        try array(step)
+        try nested { () throws(Damaged) in try array(step) }
+    }
+
+    private func nested<T>(_ read: () throws(Damaged) -> T) throws(Damaged) -> T {
+        guard nesting < 2 * JSONParser.maximumDepth else { throw Damaged() }
+        nesting += 1
+        defer { nesting -= 1 }
+        return try read()
     }
 
     private func step() throws(Damaged) -> Step {
@@ -522,6 +533,10 @@ final class WorkflowDecoding {
     }
 
     private func condition() throws(Damaged) -> StepCondition {
+        try nested { () throws(Damaged) in try conditionHere() }
+    }
+
+    private func conditionHere() throws(Damaged) -> StepCondition {
         switch try tag() {
         case 0: return .environment(name: try text(), equals: try optional(text))
         case 1: return .exists(path: try text())
@@ -629,6 +644,10 @@ final class WorkflowDecoding {
     }
 
     private func value() throws(Damaged) -> JSONValue {
+        try nested { () throws(Damaged) in try valueHere() }
+    }
+
+    private func valueHere() throws(Damaged) -> JSONValue {
         switch try tag() {
         case 0: return .null
         case 1: return .bool(try reader.bool())
