@@ -159,6 +159,16 @@ private struct EveryField {
     }
 }
 
+/// The plan a run of `fixture` left in its state directory.
+private func planFile(of fixture: WorkflowFixture) throws -> URL {
+    let state = fixture.directory.appendingPathComponent(".procflow")
+    let name = try #require(
+        try FileManager.default.contentsOfDirectory(atPath: state.path).first {
+            $0.hasSuffix(".plan")
+        })
+    return state.appendingPathComponent(name)
+}
+
 @Suite("workflow plans")
 struct WorkflowPlanTests {
 
@@ -392,12 +402,7 @@ struct WorkflowPlanTests {
         let written = StateDirectory(path: elsewhere.path)
         WorkflowPlan.write(workflow, for: key, bytes: bytes, in: written)
         let plan = try Data(contentsOf: URL(fileURLWithPath: written.plan(for: key.file)))
-        let state = fixture.directory.appendingPathComponent(".procflow")
-        let name = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: state.path).first {
-                $0.hasSuffix(".plan")
-            })
-        try plan.write(to: state.appendingPathComponent(name))
+        try plan.write(to: try planFile(of: fixture))
         #expect(try fixture.run(["--force"]).status == 0)
         #expect(fixture.contents("out.txt") == "plan")
     }
@@ -407,9 +412,7 @@ struct WorkflowPlanTests {
             #"{"procedures": [{"id": "a", "kind": "shell", "run": "printf one > out.txt"}]}"#)
         defer { fixture.remove() }
         #expect(try fixture.run().status == 0)
-        let plans = try FileManager.default.contentsOfDirectory(
-            atPath: fixture.directory.appendingPathComponent(".procflow").path)
-        #expect(plans.contains { $0.hasSuffix(".plan") })
+        _ = try planFile(of: fixture)
         // Same size, and written within the same second.
         try Data(
             #"{"procedures": [{"id": "a", "kind": "shell", "run": "printf two > out.txt"}]}"#.utf8
@@ -424,12 +427,7 @@ struct WorkflowPlanTests {
             #"{"procedures": [{"id": "a", "kind": "shell", "run": "printf one > out.txt"}]}"#)
         defer { fixture.remove() }
         #expect(try fixture.run().status == 0)
-        let state = fixture.directory.appendingPathComponent(".procflow")
-        let plan = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: state.path).first {
-                $0.hasSuffix(".plan")
-            })
-        let url = state.appendingPathComponent(plan)
+        let url = try planFile(of: fixture)
         var bytes = Array(try Data(contentsOf: url))
         bytes[bytes.count - 1] ^= 1
         try Data(bytes).write(to: url)

@@ -16,6 +16,7 @@ final class WorkflowEncoder {
         self.writer = writer
     }
 
+    /// Appends every field of `workflow` but its source map, which the plan keeps apart.
     func workflow(_ workflow: Workflow) {
         text(workflow.path)
         text(workflow.name)
@@ -388,6 +389,7 @@ final class WorkflowDecoding {
         self.reader = reader
     }
 
+    /// The workflow the encoder's `workflow(_:)` wrote, without its source map.
     func workflow() throws(Damaged) -> Workflow {
         let path = try text()
         let name = try text()
