@@ -241,8 +241,9 @@ final class WorkflowEncoder {
 
     private func placement(_ placement: Placement) {
         // Most steps place nothing.
-        writer.write(placement == Placement())
-        if placement == Placement() { return }
+        let placesNothing = placement == Placement()
+        writer.write(placesNothing)
+        if placesNothing { return }
         optional(placement.executor, text)
         optional(placement.resources.cpus, int)
         optional(placement.resources.memory, int)
