@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <spawn.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -45,4 +46,11 @@ int procflow_lock_range(int fd, long long offset, long long length, int kind, in
 int procflow_bytes_pending(int fd) {
     int count = 0;
     return ioctl(fd, FIONREAD, &count) == 0 ? count : -1;
+}
+
+int procflow_affinity_cpu_count(void) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+    return CPU_COUNT(&set);
 }

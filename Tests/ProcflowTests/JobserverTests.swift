@@ -155,13 +155,27 @@ struct JobserverTests {
 
     @Test func theFIFOIsPrivateAndGoesWithTheRun() throws {
         let jobserver = try pool(1)
-        let directory = (jobserver.path as NSString).deletingLastPathComponent
-        let fifo = try FileManager.default.attributesOfItem(atPath: jobserver.path)
-        #expect(fifo[.posixPermissions] as? Int == 0o600)
-        let parent = try FileManager.default.attributesOfItem(atPath: directory)
-        #expect(parent[.posixPermissions] as? Int == 0o700)
+        var status = stat()
+        #expect(stat(jobserver.path, &status) == 0)
+        #expect(status.st_mode & S_IFMT == S_IFIFO)
+        #expect(status.st_mode & 0o777 == 0o600)
+        #expect(status.st_uid == geteuid())
         jobserver.close()
-        #expect(!FileManager.default.fileExists(atPath: directory))
+        #expect(!FileManager.default.fileExists(atPath: jobserver.path))
+    }
+
+    @Test func aFIFOOthersCouldOpenIsRefusedAndRemoved() throws {
+        // What a FIFO another user put in place of the run's between its making and its
+        // opening looks like from here: not private.
+        var made = ""
+        #expect(throws: StepError.self) {
+            try Jobserver(slots: 1, temporaryDirectory: NSTemporaryDirectory()) { path in
+                made = path
+                return mkfifo(path, 0o600) == 0 ? chmod(path, 0o666) : -1
+            }
+        }
+        #expect(made.contains("/procflow-jobserver-"))
+        #expect(!FileManager.default.fileExists(atPath: made))
     }
 
     // MARK: - Real clients
@@ -328,7 +342,7 @@ struct JobserverTests {
             [], environment: ["TMPDIR": fixture.directory.path + "/missing"])
         #expect(result.status == 1)
         let reason = try #require(reasons(events)["build"])
-        #expect(reason.hasPrefix("cannot make the jobserver: cannot make a directory in "))
+        #expect(reason.hasPrefix("cannot make the jobserver: cannot make a FIFO in "))
         #expect(
             reason.hasSuffix("No such file or directory; run with --no-jobserver to go without"))
         #expect(

@@ -28,4 +28,59 @@ struct ProcessEnvironmentTests {
         let seen = try Data(contentsOf: fixture.directory.appendingPathComponent("seen.txt"))
         #expect(Array(seen) == Array("2|a=b|\u{FFFD}|".utf8))
     }
+
+    @Test func theHostNameIsWhatFoundationReads() {
+        #expect(hostName() == ProcessInfo.processInfo.hostName)
+    }
+
+    @Test func theCoreCountIsWhatFoundationReads() {
+        #expect(CoreCount.available == ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    @Test(
+        arguments: [
+            ("max 100000\n", nil), ("150000 100000\n", 2), ("50000 100000", 1),
+            ("200000 100000\n", 2), ("0 100000", nil), ("x y", nil), ("", nil),
+        ] as [(String, Int?)])
+    func aCPUMaxLineIsCoresRoundedUp(line: String, cores: Int?) {
+        #expect(CoreCount.cores(fromCPUMax: line) == cores)
+    }
+
+    @Test func theQuotaIsTheSmallestOfTheGroupAndTheGroupsAroundIt() throws {
+        let root = FileManager.default.temporaryDirectory
+            .appendingPathComponent("cgroup-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let inner = root.appendingPathComponent("outer/inner")
+        try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+        func write(_ text: String, _ path: String) throws {
+            try Data(text.utf8).write(to: root.appendingPathComponent(path))
+        }
+        try write("max 100000\n", "outer/inner/cpu.max")
+        #expect(CoreCount.quotaCount(cgroupRoot: root.path, membership: "0::/outer/inner\n") == nil)
+        try write("300000 100000\n", "outer/cpu.max")
+        #expect(CoreCount.quotaCount(cgroupRoot: root.path, membership: "0::/outer/inner\n") == 3)
+        try write("150000 100000\n", "outer/inner/cpu.max")
+        #expect(CoreCount.quotaCount(cgroupRoot: root.path, membership: "0::/outer/inner\n") == 2)
+        // Version 1: the cpu controller's quota and period.
+        let v1 = root.appendingPathComponent("cpu")
+        try FileManager.default.createDirectory(at: v1, withIntermediateDirectories: true)
+        try write("250000\n", "cpu/cpu.cfs_quota_us")
+        try write("100000\n", "cpu/cpu.cfs_period_us")
+        #expect(CoreCount.quotaCount(cgroupRoot: root.path, membership: "4:cpu:/\n") == 3)
+        try write("-1\n", "cpu/cpu.cfs_quota_us")
+        #expect(CoreCount.quotaCount(cgroupRoot: root.path, membership: "4:cpu:/\n") == nil)
+    }
+
+    @Test func aRunsDefaultLimitIsTheCoresItsAffinityAllows() throws {
+        // The jobserver's MAKEFLAGS carry the run's limit; `taskset` allows one core.
+        let fixture = try WorkflowFixture(
+            #"{"procedures": [{"id": "show", "kind": "shell", "run": "printf %s \"$MAKEFLAGS\" > flags.txt"}]}"#
+        )
+        defer { fixture.remove() }
+        let result = try runProcflow(
+            ["-c", "0", procflowBinary.path, "run", "flow.json"], in: fixture.directory,
+            executable: URL(fileURLWithPath: "/usr/bin/taskset"))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect((fixture.contents("flags.txt") ?? "").hasPrefix(" -j1 "))
+    }
 }

@@ -32,4 +32,8 @@ int procflow_lock_range(int fd, long long offset, long long length, int kind, in
 /// Glibc module does not expose, being variadic); -1 with errno set on failure.
 int procflow_bytes_pending(int fd);
 
+/// How many CPUs this process's affinity mask allows (sched_getaffinity, which Swift's Glibc
+/// module does not expose); -1 with errno set on failure.
+int procflow_affinity_cpu_count(void);
+
 #endif

@@ -76,7 +76,7 @@ struct RunSession: Sendable {
     /// else the core count (read only then: it reads cgroup files).
     func concurrency(for workflow: Workflow) -> Int {
         settings.maxConcurrent ?? workflow.maxConcurrency
-            ?? ProcessInfo.processInfo.activeProcessorCount
+            ?? CoreCount.available
     }
 
     /// Runs `workflow` with `cache` (or with its incremental steps settled by `snapshot`:

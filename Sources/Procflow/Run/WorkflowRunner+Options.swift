@@ -48,7 +48,7 @@ extension WorkflowRunner {
         /// Options with procflow's defaults: as many steps at once as cores, a 5 s grace period, a
         /// 16 MiB capture limit, procflow's own environment.
         public init(
-            maxConcurrent: Int = ProcessInfo.processInfo.activeProcessorCount,
+            maxConcurrent: Int = CoreCount.available,
             failFast: Bool = false,
             gracePeriod: TimeInterval = 5, captureLimit: Int = 16 << 20,
             environment: [String: String] = ProcessInfo.processInfo.environment,

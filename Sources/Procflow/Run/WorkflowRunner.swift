@@ -105,7 +105,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             context: ExecutorContext(
                 // The host too: the state directory may be shared with other machines.
                 directory: jobs + "/" + String(runID.map { $0 == "/" ? "_" : $0 }) + "@"
-                    + ProcessInfo.processInfo.hostName,
+                    + hostName(),
                 environment: options.environment))
         jobserver =
             options.jobserver

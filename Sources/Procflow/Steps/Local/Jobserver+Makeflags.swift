@@ -22,9 +22,10 @@ extension Jobserver {
         let last = words.last {
             $0.hasPrefix("--jobserver-auth=") || $0.hasPrefix("--jobserver-fds=")
         }
-        guard let path = last?.wholeMatch(of: /--jobserver-auth=fifo:(.+)/)?.output.1 else {
-            return nil
-        }
-        return String(path)
+        // Prefixes, not a regular expression: the first use of one costs more than this run's
+        // jobserver does.
+        let auth = "--jobserver-auth=fifo:"
+        guard let last, last.hasPrefix(auth), last.count > auth.count else { return nil }
+        return String(last.dropFirst(auth.count))
     }
 }

@@ -11,7 +11,7 @@ import ProcedureKit
 /// One `-j` for the whole tree: the run's GNU make jobserver, a pool of ``slots`` tokens that
 /// procflow's shell steps and the make, ninja and cargo they run all draw from.
 ///
-///     procflow --max-concurrent 3                 FIFO (0600, in a 0700 directory)
+///     procflow --max-concurrent 3                 FIFO (0600, of its own)
 ///     ┌──────────────────────────────┐            ┌───────────┐
 ///     │ step A runs, holding 1 token │            │ +         │ ← tokens nobody holds
 ///     │ step B waits for one         │◀── read ───└───────────┘
@@ -48,9 +48,6 @@ final class Jobserver: Sendable {
     let path: String
     /// What ``makeflags(after:)`` adds: made once, not for every command.
     let clientFlags: String
-    /// The directory of the run's own that holds the FIFO, removed with it; `nil` for a pool
-    /// procflow joined.
-    private let directory: String?
     /// procflow's own end: read and write, non-blocking, close-on-exec.
     let own: Int32
     /// The ends a command gets as ``clientDescriptors`` (`R,W`): an open file description of
@@ -79,26 +76,49 @@ final class Jobserver: Sendable {
         var implicitSlotFree = false
     }
 
-    /// Whether procflow made the pool, and so restores and removes it.
-    var ownsPool: Bool { directory != nil }
+    /// Whether procflow made the pool, and so restores and removes it (not a pool it joined).
+    let ownsPool: Bool
 
-    /// A pool of `slots` tokens in a new FIFO in a private directory under `temporaryDirectory`.
+    /// A pool of `slots` tokens in a new FIFO of its own under `temporaryDirectory`.
     ///
+    /// The FIFO is made 0600 under a name no other is using (the process id and a random
+    /// part); its opened end is then checked to be a FIFO of this user's that others cannot
+    /// open, so that a FIFO another user put in its place in a directory that is not sticky
+    /// is refused. (A private directory around it cost a `mkdir` and an `rmdir`: a fiftieth
+    /// of a short run.)
+    ///
+    /// - Parameter make: makes the FIFO at a path (`mkfifo`, 0600); a test's stands for
+    ///   another user's FIFO put in its place.
     /// - Throws: a ``StepError`` saying what could not be made.
-    convenience init(slots: Int, temporaryDirectory: String) throws(StepError) {
-        var template = Array((temporaryDirectory + "/procflow-jobserver-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else {
-            throw Self.failure("cannot make a directory in \(temporaryDirectory)")
+    convenience init(
+        slots: Int, temporaryDirectory: String,
+        making make: (String) -> Int32 = { mkfifo($0, 0o600) }
+    ) throws(StepError) {
+        var path = ""
+        for attempt in 1... {
+            path =
+                temporaryDirectory + "/procflow-jobserver-\(getpid())-"
+                + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+            if make(path) == 0 { break }
+            guard errno == EEXIST, attempt < 100 else {
+                throw Self.failure("cannot make a FIFO in \(temporaryDirectory)")
+            }
         }
-        let directory = String(cString: made)
-        let path = directory + "/fifo"
         do throws(StepError) {
-            guard mkfifo(path, 0o600) == 0 else { throw Self.failure("cannot make \(path)") }
-            try self.init(slots: slots, path: path, directory: directory)
+            try self.init(slots: slots, path: path, owned: true)
         } catch {
             unlink(path)
-            rmdir(directory)
             throw error
+        }
+        var status = stat()
+        guard fstat(own, &status) == 0, status.st_mode & S_IFMT == S_IFIFO,
+            status.st_uid == geteuid(), status.st_mode & 0o077 == 0
+        else {
+            close()
+            throw StepError(
+                .spawnFailed,
+                "cannot make the jobserver: \(path) was replaced by another file; run with --no-jobserver to go without"
+            )
         }
         writeTokens(slots)
     }
@@ -115,18 +135,18 @@ final class Jobserver: Sendable {
                 "cannot join the jobserver MAKEFLAGS names: \(path) is not a FIFO; give -j (or --no-jobserver) to go without"
             )
         }
-        try self.init(slots: slots, path: path, directory: nil)
+        try self.init(slots: slots, path: path, owned: false)
         state.withLock { $0.implicitSlotFree = true }
     }
 
     /// Opens the FIFO at `path` for procflow and its commands, and the wake-up pipe.
-    private init(slots: Int, path: String, directory: String?) throws(StepError) {
+    private init(slots: Int, path: String, owned: Bool) throws(StepError) {
         self.slots = slots
         self.path = path
         let (read, write) = Self.clientDescriptors
         clientFlags =
             " -j\(slots) --jobserver-fds=\(read),\(write) --jobserver-auth=fifo:\(path) --jobserver-f=\(read),\(write)"
-        self.directory = directory
+        ownsPool = owned
         var opened: [Int32] = []
         do throws(StepError) {
             own = try Self.open(path, O_RDWR | O_NONBLOCK, into: &opened)
@@ -189,7 +209,7 @@ final class Jobserver: Sendable {
         _ = Glibc.write(wake.write, &byte, 1)
     }
 
-    /// Closes the descriptors and removes the FIFO and its directory: the run is over.
+    /// Closes the descriptors and removes the FIFO if procflow made it: the run is over.
     func close() {
         let first = state.withLock { state -> Bool in
             defer { state.closed = true }
@@ -200,8 +220,6 @@ final class Jobserver: Sendable {
         for descriptor in [own, clientEnds.read, clientEnds.write, wake.read, wake.write] {
             Glibc.close(descriptor)
         }
-        guard let directory else { return }
-        unlink(path)
-        rmdir(directory)
+        if ownsPool { unlink(path) }
     }
 }

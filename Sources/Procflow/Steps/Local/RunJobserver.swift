@@ -18,7 +18,7 @@ final class RunJobserver: Sendable {
         case failed(StepError)
     }
 
-    /// A jobserver of `slots` tokens, to be made in a private directory under
+    /// A jobserver of `slots` tokens, its FIFO to be made under
     /// `temporaryDirectory` — or under `/tmp` if its path has a space or a tab, which would
     /// split `fifo:PATH` in `MAKEFLAGS`; `nil` when `slots` is more than one holds
     /// (``Jobserver/mostSlots``). With `joining`, the pool of that FIFO, made by another, is
