@@ -24,13 +24,18 @@ struct Digest: Hashable, Sendable, CustomStringConvertible {
 
     /// The digest in lowercase hexadecimal, 64 characters.
     var hex: String {
-        var text = ""
-        text.reserveCapacity(64)
-        for word in [words.0, words.1, words.2, words.3] {
-            let digits = String(word, radix: 16)
-            text += String(repeating: "0", count: 16 - digits.count) + digits
+        // Digit by digit into the string's own buffer: `String(_:radix:)`, generic, cost more
+        // the first time than the rest of a state file's name.
+        let (first, second, third, fourth) = words
+        return String(unsafeUninitializedCapacity: 64) { buffer in
+            for (index, word) in [first, second, third, fourth].enumerated() {
+                for digit in 0..<16 {
+                    let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * digit)) & 0xF
+                    buffer[index * 16 + digit] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+                }
+            }
+            return 64
         }
-        return text
     }
 
     var description: String { hex }

@@ -1,6 +1,5 @@
 import Foundation
 import ProcedureKit
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -154,25 +153,35 @@ struct UpToDateSnapshot: Sendable, Equatable {
             guard let expected = file.status else { return now == nil }
             return now.map(expected.looksUnchanged) ?? false
         }
-        // On every core, in slices: the first change found stops the others. (The core count
-        // reads cgroup files: not for a few files.)
+        // On every core, in slices (the core count reads cgroup files: not for a few files):
+        // this thread takes the first, worker threads the others (threads the run goes on to
+        // use). The first change found stops the others.
         guard files.count >= 2 * Self.filesPerSlice else { return files.allSatisfy(isUnchanged) }
-        // At least two: a core and 1,024 files.
-        let slices = min(
-            ProcessInfo.processInfo.activeProcessorCount * 4, files.count / Self.filesPerSlice)
-        let changed = Atomic<Bool>(false)
-        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+        let slices = min(CoreCount.available, files.count / Self.filesPerSlice)
+        guard slices > 1 else { return files.allSatisfy(isUnchanged) }
+        let changed = Locked(false)
+        let files = files
+        @Sendable func check(_ slice: Int) {
             let range = files.count * slice / slices..<files.count * (slice + 1) / slices
             for index in range {
-                if changed.load(ordering: .relaxed) { return }
-                if !isUnchanged(files[index]) { return changed.store(true, ordering: .relaxed) }
+                if index % 64 == 0, changed.withLock({ $0 }) { return }
+                if !isUnchanged(files[index]) { return changed.withLock { $0 = true } }
             }
         }
-        return !changed.load(ordering: .relaxed)
+        let done = DispatchSemaphore(value: 0)
+        for slice in 1..<slices {
+            WorkerThreads.shared.run {
+                check(slice)
+                done.signal()
+            }
+        }
+        check(0)
+        for _ in 1..<slices { done.wait() }
+        return !changed.withLock { $0 }
     }
 
     /// The fewest files a thread of the check is given: fewer are not worth a thread.
-    private static let filesPerSlice = 512
+    private static let filesPerSlice = 256
 
     /// The environment a run gives its `cacheKey` commands.
     private var keyEnvironment: [String: String] {
