@@ -603,6 +603,30 @@ struct IncrementalRunTests {
         #expect(try fixture.runSteps(["--var", "MODE=slow"]).ran == ["other"])
     }
 
+    @Test func aSnapshotTakenOfAFreshWorkflowFileTrustsItsStatusOnceSettled() throws {
+        let fixture = try Self.pipelineFixture()
+        defer { fixture.remove() }
+        func trustedStatus() throws -> FileStatus? {
+            let path = try #require(fixture.stateFile("uptodate"))
+            let bytes = try Data(contentsOf: fixture.directory.appendingPathComponent(path))
+            return try UpToDateSnapshot(decoding: Array(bytes)).workflowStatus
+        }
+        _ = try fixture.runSteps()
+        fixture.waitUntilStatusesAreTrusted()
+        // The workflow written again, the same: a snapshot taken now cannot trust its status.
+        try fixture.write(fixture.file, try #require(fixture.contents(fixture.file)))
+        #expect(try fixture.runSteps().ran == [])
+        #expect(try trustedStatus() == nil)
+        fixture.waitUntilStatusesAreTrusted()
+        // Told by its content, the workflow's status is kept for the next runs.
+        #expect(try fixture.runSteps().ran == [])
+        #expect(try trustedStatus() != nil)
+        #expect(try fixture.runSteps().ran == [])
+        // A change to it is still seen.
+        try fixture.edit("cp other.txt", "cp  other.txt")
+        #expect(try fixture.runSteps().ran == ["other"])
+    }
+
     @Test func aSnapshotOfThousandsOfFilesSeesAChangeToAnyOfThem() throws {
         // Enough files that the check looks at them on several threads; listed one by one,
         // as a wildcard's listing leaves no snapshot.

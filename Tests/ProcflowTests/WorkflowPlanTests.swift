@@ -257,20 +257,23 @@ struct WorkflowPlanTests {
             state = StateDirectory(path: everything.directory.appendingPathComponent("state").path)
             key = try #require(WorkflowPlan.Key(file: everything.file, overrides: []))
             workflow = try WorkflowLoader.load(path: everything.file)
-            WorkflowPlan.write(workflow, for: key, bytes: bytes, in: state)
+            WorkflowPlan.write(workflow, for: key, bytes: bytes, trusted: nil, in: state)
         }
 
         var bytes: [UInt8] { Array(try! Data(contentsOf: URL(fileURLWithPath: everything.file))) }
 
-        func read(key: WorkflowPlan.Key? = nil) -> WorkflowPlan.Outcome {
-            WorkflowPlan.read(for: key ?? self.key, bytes: bytes, in: state)
+        func read(
+            key: WorkflowPlan.Key? = nil, bytes: [UInt8]? = nil, trusted: FileStatus? = nil
+        ) -> WorkflowPlan.Outcome {
+            WorkflowPlan.read(
+                for: key ?? self.key, bytes: bytes ?? self.bytes, trusted: trusted, in: state)
         }
     }
 
     @Test func aPlanGivesTheWorkflowItWasWrittenFor() throws {
         let planned = try Planned()
         defer { planned.everything.remove() }
-        guard case .loaded(let workflow) = planned.read() else {
+        guard case .loaded(let workflow, learnt: false) = planned.read() else {
             Issue.record("\(planned.read())")
             return
         }
@@ -283,6 +286,76 @@ struct WorkflowPlanTests {
             separator: "\n", omittingEmptySubsequences: false
         ).firstIndex { $0.contains(#"{"id": "gen""#) }
         #expect(workflow.sources?.locate(step.offset).location.line == line.map { $0 + 1 })
+    }
+
+    @Test func aPlanTrustingTheWorkflowsStatusTellsItByThatStatus() throws {
+        let planned = try Planned()
+        defer { planned.everything.remove() }
+        let status = try #require(FileSystem.status(planned.everything.file))
+        WorkflowPlan.write(
+            planned.workflow, for: planned.key, bytes: planned.bytes, trusted: status,
+            in: planned.state)
+        // The status unchanged: the content is not hashed (bytes it could not have had pass).
+        guard case .loaded(_, learnt: false) = planned.read(bytes: Array("{}".utf8)) else {
+            Issue.record("\(planned.read(bytes: Array("{}".utf8)))")
+            return
+        }
+        // Written again, the same: told by its digest. Changed: no plan.
+        try planned.everything.write("flow.json", EveryField.text())
+        guard case .loaded = planned.read(), case .noPlan = planned.read(bytes: Array("{}".utf8))
+        else {
+            Issue.record("\(planned.read()), \(planned.read(bytes: Array("{}".utf8)))")
+            return
+        }
+    }
+
+    @Test func aPlanLearnsTheWorkflowsStatusOnceItCanBeTrusted() throws {
+        let planned = try Planned()
+        defer { planned.everything.remove() }
+        let status = try #require(FileSystem.status(planned.everything.file))
+        // Fresh, a status is not trusted; settled, it is.
+        let now = FileSystem.now()
+        #expect(WorkflowPlan.trustedStatus(status, seenAt: now) == nil)
+        #expect(WorkflowPlan.trustedStatus(status, seenAt: now + 2_100_000_000) == status)
+        // Written without it, read with it: to be written again with it.
+        guard case .loaded(_, learnt: true) = planned.read(trusted: status) else {
+            Issue.record("\(planned.read(trusted: status))")
+            return
+        }
+        guard case .loaded(_, learnt: false) = planned.read() else {
+            Issue.record("\(planned.read())")
+            return
+        }
+    }
+
+    @Test func aRunKeepsTheWorkflowsStatusInItsPlanOnceSettled() throws {
+        let fixture = try WorkflowFixture(
+            #"{"procedures": [{"id": "a", "kind": "shell", "run": "echo a > a.txt"}]}"#)
+        defer { fixture.remove() }
+        func planTrusts() throws -> Bool {
+            let bytes = Array(try Data(contentsOf: try planFile(of: fixture)))
+            return try StateFile.unwrap(bytes, as: .plan) { reader throws(BinaryReader.Truncated) in
+                _ = try reader.status()
+                _ = try reader.string()
+                _ = try reader.string()
+                for _ in 0..<(try reader.count(minimumSize: 4)) { _ = try reader.string() }
+                let trusted = try reader.status() != nil
+                reader.skipRest()
+                return trusted
+            }
+        }
+        #expect(try fixture.run().status == 0)
+        #expect(try !planTrusts())
+        let file = fixture.directory.appendingPathComponent(fixture.file).path
+        let status = try #require(FileSystem.status(file))
+        while !status.isSettled(at: FileSystem.now()) { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(try fixture.run().status == 0)
+        #expect(try planTrusts())
+        // Edited, the same size: seen at once.
+        try Data(#"{"procedures": [{"id": "b", "kind": "shell", "run": "echo b > b.txt"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: file))
+        #expect(try fixture.run().status == 0)
+        #expect(fixture.contents("b.txt") == "b\n")
     }
 
     @Test(arguments: [
@@ -324,9 +397,10 @@ struct WorkflowPlanTests {
             file == ".env"
                 ? "TOKEN=changed\nOTHER=1\n"
                 : #"{"procedures": [{"id": "test", "kind": "shell", "run": "echo changed"}]}"#)
-        WorkflowPlan.write(workflow, for: key, bytes: bytes, in: state)
-        guard case .noPlan = WorkflowPlan.read(for: key, bytes: bytes, in: state) else {
-            Issue.record("\(WorkflowPlan.read(for: key, bytes: bytes, in: state))")
+        WorkflowPlan.write(workflow, for: key, bytes: bytes, trusted: nil, in: state)
+        guard case .noPlan = WorkflowPlan.read(for: key, bytes: bytes, trusted: nil, in: state)
+        else {
+            Issue.record("\(WorkflowPlan.read(for: key, bytes: bytes, trusted: nil, in: state))")
             return
         }
     }
@@ -400,7 +474,7 @@ struct WorkflowPlanTests {
         let elsewhere = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: elsewhere) }
         let written = StateDirectory(path: elsewhere.path)
-        WorkflowPlan.write(workflow, for: key, bytes: bytes, in: written)
+        WorkflowPlan.write(workflow, for: key, bytes: bytes, trusted: nil, in: written)
         let plan = try Data(contentsOf: URL(fileURLWithPath: written.plan(for: key.file)))
         try plan.write(to: try planFile(of: fixture))
         #expect(try fixture.run(["--force"]).status == 0)

@@ -105,11 +105,21 @@ struct WorkflowArguments {
         console: Console, freeingTree: Bool = true, plans: StateDirectory? = nil
     ) -> (workflow: Workflow, bytes: [UInt8])? {
         do {
+            // Seen before it is read: a status that can be trusted then tells the content.
+            let trusted =
+                plans == nil
+                ? nil
+                : WorkflowPlan.trustedStatus(FileSystem.status(file), seenAt: FileSystem.now())
             let bytes = try WorkflowLoader.read(path: file)
             let key = plans == nil ? nil : WorkflowPlan.Key(file: file, overrides: variables)
             if let plans, let key {
-                switch WorkflowPlan.read(for: key, bytes: bytes, in: plans) {
-                case .loaded(let workflow): return (workflow, bytes)
+                switch WorkflowPlan.read(for: key, bytes: bytes, trusted: trusted, in: plans) {
+                case .loaded(let workflow, let learnt):
+                    if learnt {
+                        WorkflowPlan.write(
+                            workflow, for: key, bytes: bytes, trusted: trusted, in: plans)
+                    }
+                    return (workflow, bytes)
                 case .noPlan: break
                 case .unusable(let reason):
                     console.writeError(
@@ -120,7 +130,7 @@ struct WorkflowArguments {
             let workflow = try WorkflowLoader.load(
                 bytes: bytes, file: file, overrides: variables, freeingTree: freeingTree)
             if let plans, let key {
-                WorkflowPlan.write(workflow, for: key, bytes: bytes, in: plans)
+                WorkflowPlan.write(workflow, for: key, bytes: bytes, trusted: trusted, in: plans)
             }
             return (workflow, bytes)
         } catch {

@@ -95,31 +95,47 @@ struct UpToDateSnapshot: Sendable, Equatable {
     /// run takes their results as its own (``KeyCommandsAhead``).
     static func current(in directory: StateDirectory, for key: Key) -> UpToDateSnapshot? {
         guard case .success(let bytes) = POSIXIO.readFile(path(in: directory, for: key.workflow)),
-            let snapshot = try? UpToDateSnapshot(decoding: bytes),
+            var snapshot = try? UpToDateSnapshot(decoding: bytes),
             snapshot.key == key,
             FileSystem.status(directory.index(for: key.workflow)) == snapshot.indexStatus,
             // First: the commands are the workflow's only if it is the same.
-            snapshot.workflowIsUnchanged()
+            case .unchanged(let trustedNow) = snapshot.workflowCheck()
         else { return nil }
         snapshot.startKeyCommands()
         guard snapshot.filesAreUnchanged() else { return nil }
-        guard snapshot.settledSteps == nil else { return snapshot }
-        return snapshot.keyCommandsGiveTheSame() ? snapshot : nil
+        guard snapshot.settledSteps != nil || snapshot.keyCommandsGiveTheSame() else { return nil }
+        if let trustedNow {
+            // Kept: the next runs tell the workflow by its status, not its content.
+            snapshot.workflowStatus = trustedNow
+            snapshot.write(in: directory)
+        }
+        return snapshot
+    }
+
+    /// What ``workflowCheck()`` found.
+    private enum WorkflowCheck {
+        case changed
+        /// With the file's status if the snapshot did not trust one and it can be trusted
+        /// now: taken before the file was read, and settled then, it tells any later change.
+        case unchanged(trustedNow: FileStatus?)
     }
 
     /// Whether the workflow file is the one the snapshot was taken of: by its status when
     /// that is trusted, else by its content.
-    private func workflowIsUnchanged() -> Bool {
+    private func workflowCheck() -> WorkflowCheck {
         let status = FileSystem.status(key.workflow)
         if let status, let known = workflowStatus, known.looksUnchanged(from: status) {
-            return true
+            return .unchanged(trustedNow: nil)
         }
+        let seenAt = FileSystem.now()
         // Bounded, and never blocking on a FIFO put in its place: no workflow could load.
         guard
             case .success(let bytes) = POSIXIO.readRegularFile(
-                key.workflow, limit: Workflow.maximumFileSize)
-        else { return false }
-        return SHA256.hash(bytes) == digest
+                key.workflow, limit: Workflow.maximumFileSize),
+            SHA256.hash(bytes) == digest
+        else { return .changed }
+        guard let status, status.isSettled(at: seenAt) else { return .unchanged(trustedNow: nil) }
+        return .unchanged(trustedNow: status)
     }
 
     /// Whether the workflow read as `bytes`, its other files (included, dotenv) at `otherFiles`

@@ -15,6 +15,10 @@
 /// optional dotenv file is still missing), by digest. Any difference, or a plan that cannot be
 /// read, is a full load, which writes a new plan: a plan can make a run slower, never wrong.
 /// A damaged or foreign plan is said in a warning.
+///
+/// The workflow file is told by its status instead of its digest once that status can be
+/// trusted (``trustedStatus(_:seenAt:)``): a plan made while the file was fresh learns it on
+/// the first run that finds the file settled, and is written again with it.
 enum WorkflowPlan {
     /// What the load of a workflow depended on besides its files' contents.
     struct Key: Equatable {
@@ -43,10 +47,19 @@ enum WorkflowPlan {
         }
     }
 
+    /// The status of the workflow file seen at `seenAt`, before its content was read, if it
+    /// can be trusted to show a later change (it was settled then): a file that still has it
+    /// has the content read.
+    static func trustedStatus(_ status: FileStatus?, seenAt: Int64) -> FileStatus? {
+        status.flatMap { $0.isSettled(at: seenAt) ? $0 : nil }
+    }
+
     /// What reading a plan found.
     enum Outcome {
-        /// The workflow, as a full load of the same files gives it.
-        case loaded(Workflow)
+        /// The workflow, as a full load of the same files gives it; `learnt` when the plan
+        /// did not trust the workflow file's status and it can be trusted now: the plan is
+        /// to be written again with it.
+        case loaded(Workflow, learnt: Bool)
         /// No plan, or one of another load: load in full.
         case noPlan
         /// A plan that cannot be used, and why ("it is damaged (…)"): load in full, and say so.
@@ -57,8 +70,11 @@ enum WorkflowPlan {
     static let maximumSize = 4 * Workflow.maximumBytesRead
 
     /// The plan in `directory` for `key`, if the workflow file read as `bytes`, and every
-    /// other file the load read, are what it was made from.
-    static func read(for key: Key, bytes: [UInt8], in directory: StateDirectory) -> Outcome {
+    /// other file the load read, are what it was made from. `trusted` is the workflow file's
+    /// status before it was read, if it could be trusted (``trustedStatus(_:seenAt:)``).
+    static func read(
+        for key: Key, bytes: [UInt8], trusted: FileStatus?, in directory: StateDirectory
+    ) -> Outcome {
         let path = directory.plan(for: key.file)
         let plan: [UInt8]
         switch POSIXIO.readRegularFile(path, limit: maximumSize) {
@@ -71,7 +87,7 @@ enum WorkflowPlan {
         }
         do {
             return try StateFile.unwrap(plan, as: .plan) { reader throws(BinaryReader.Truncated) in
-                let outcome = try read(&reader, for: key, bytes: bytes)
+                let outcome = try read(&reader, for: key, bytes: bytes, trusted: trusted)
                 // A plan of another load is not read to its end.
                 if case .noPlan = outcome { reader.skipRest() }
                 return outcome
@@ -82,17 +98,24 @@ enum WorkflowPlan {
     }
 
     private static func read(
-        _ reader: inout BinaryReader, for key: Key, bytes: [UInt8]
+        _ reader: inout BinaryReader, for key: Key, bytes: [UInt8], trusted: FileStatus?
     ) throws(BinaryReader.Truncated) -> Outcome {
         guard let program = try reader.status() else { throw BinaryReader.Truncated() }
         let directory = try reader.string()
         let file = try reader.string()
         var overrides: [String] = []
         for _ in 0..<(try reader.count(minimumSize: 4)) { overrides.append(try reader.string()) }
-        guard
-            Key(program: program, directory: directory, file: file, overrides: overrides) == key,
-            try reader.digest() == SHA256.hash(bytes)
+        let known = try reader.status()
+        let digest = try reader.digest()
+        guard Key(program: program, directory: directory, file: file, overrides: overrides) == key
         else { return .noPlan }
+        // The status the plan trusts, still the file's after `bytes` were read: no change
+        // since it was seen, when the file had the content the plan was made of.
+        let sameStatus =
+            known.map { known in
+                FileSystem.status(key.file).map(known.looksUnchanged) ?? false
+            } ?? false
+        guard sameStatus || digest == SHA256.hash(bytes) else { return .noPlan }
         let sources = SourceMap()
         _ = sources.add(key.file, bytes)
         // The included workflow files, in the order the load read them.
@@ -122,19 +145,21 @@ enum WorkflowPlan {
         var workflow = try decoding.workflow()
         reader = decoding.reader
         workflow.sources = sources
-        return .loaded(workflow)
+        return .loaded(workflow, learnt: !sameStatus && trusted != nil)
     }
 
     /// Writes the plan of `workflow`, loaded by `key` from `bytes` and the other files its
     /// source map keeps as the load read them (a file changed since is not read again: its
-    /// new content must not be paired with the old one's workflow). A failure only means the
-    /// next run loads in full.
+    /// new content must not be paired with the old one's workflow); `trusted` is the workflow
+    /// file's status before `bytes` were read, if it could be trusted. A failure only means
+    /// the next run loads in full.
     ///
     /// A workflow that holds a secret's value (in its variables, `--var` values, `env` or
     /// dotenv files) has no plan: a value filled into its steps would be written in the clear.
     /// Secrets that only procflow's environment gives are not in the workflow.
     static func write(
-        _ workflow: Workflow, for key: Key, bytes: [UInt8], in directory: StateDirectory
+        _ workflow: Workflow, for key: Key, bytes: [UInt8], trusted: FileStatus?,
+        in directory: StateDirectory
     ) {
         guard workflow.secretValues(in: [:]).isEmpty else { return }
         var writer = BinaryWriter()
@@ -143,6 +168,7 @@ enum WorkflowPlan {
         writer.write(key.file)
         writer.write(UInt32(key.overrides.count))
         for override in key.overrides { writer.write(override) }
+        writer.write(trusted)
         writer.write(SHA256.hash(bytes))
         guard let sources = workflow.sources else { return }
         let included = sources.contents.dropFirst()
