@@ -111,13 +111,8 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         } else {
             text = self.text(for: event)
             if isHolding, !text.isEmpty {
-                var before = ""
-                for waiting in held! {
-                    before += self.text(
-                        for: waiting.kind ?? .stepCached(note: nil), step: waiting.step)
-                }
+                text = heldText() + text
                 held = nil
-                text = before + text
             }
         }
         if case .workflowFinished = event.kind {
@@ -129,6 +124,36 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         } else if !text.isEmpty {
             console.write(text)
         }
+    }
+
+    /// The lines held back, made now: one text, put together as bytes (a step up to date
+    /// without a note, most of them, as ``text(for:step:)`` makes its line, without a text of
+    /// its own: hundreds of lines were a tenth of a run of one step among them).
+    private func heldText() -> String {
+        let held = held ?? []
+        let upToDate = Array((" " + style.green("✓ up to date") + "\n").utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(held.count * (prefixWidth + upToDate.count + 12))
+        for waiting in held {
+            guard waiting.kind == nil else {
+                bytes.append(contentsOf: text(for: waiting.kind!, step: waiting.step).utf8)
+                continue
+            }
+            if style.enabled {
+                bytes.append(contentsOf: "\u{1B}[".utf8)
+                bytes.append(contentsOf: color(for: waiting.step).utf8)
+                bytes.append(UInt8(ascii: "m"))
+                bytes.append(contentsOf: waiting.step.utf8)
+                bytes.append(contentsOf: "\u{1B}[0m".utf8)
+            } else {
+                bytes.append(contentsOf: waiting.step.utf8)
+            }
+            for _ in 0..<max(0, prefixWidth - Self.length(waiting.step)) {
+                bytes.append(UInt8(ascii: " "))
+            }
+            bytes.append(contentsOf: upToDate)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether an event's line waits while nothing but up-to-date and skipped steps has been
@@ -343,15 +368,22 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         put("\n" + style.bold("Summary of \(summary.name)") + "\n  ")
         put("STEP", paddedTo: width)
         put("  STATUS     DURATION   NOTE\n")
-        var counts = [Int](repeating: 0, count: StepStatus.allCases.count)
+        // Each status's column made once, not once a row.
+        let statuses = StepStatus.allCases
+        let statusColumns = statuses.map { status in
+            let text = padded(status.rawValue, 9)
+            return Array(
+                (status.presentation.terminalColor.map { style.colored(text, $0) } ?? text).utf8)
+        }
+        var counts = [Int](repeating: 0, count: statuses.count)
         for row in summary.rows {
-            counts[StepStatus.allCases.firstIndex(of: row.status)!] += 1
+            let index = statuses.firstIndex(of: row.status)!
+            counts[index] += 1
             put("  ")
             for _ in row.path { put("  ") }
             put(row.shown, paddedTo: width - 2 * row.path.count)
             put("  ")
-            let status = padded(row.status.rawValue, 9)
-            put(row.status.presentation.terminalColor.map { style.colored(status, $0) } ?? status)
+            bytes.append(contentsOf: statusColumns[index])
             put("  ")
             put(row.duration.map(formatDuration) ?? "–", paddedTo: 9)
             put("  ")
@@ -360,7 +392,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         }
         var text = String(decoding: bytes, as: UTF8.self)
         var totals: [String] = []
-        for (status, count) in zip(StepStatus.allCases, counts) where count > 0 {
+        for (status, count) in zip(statuses, counts) where count > 0 {
             totals.append("\(count) \(status.rawValue)")
         }
         let verdict: String
