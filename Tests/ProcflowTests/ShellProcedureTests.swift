@@ -448,4 +448,9 @@ struct PathTests {
     func pathsAreNormalizedLexically(path: String, normalized: String) {
         #expect(lexicallyNormalized(path) == normalized)
     }
+
+    @Test(arguments: ["", "/", "//", "a", "/a", "a/", "/a//b/", "é/ü/x", "a/b/c/d", "./../a"])
+    func aPathsPartsAreThoseOfASplitByCharacters(path: String) {
+        #expect(path.parts(between: UInt8(ascii: "/")) == path.split(separator: "/"))
+    }
 }

@@ -45,7 +45,7 @@ public struct StateDirectory: Sendable {
 
     /// The default for a workflow file: `.procflow` in its directory.
     public static func beside(workflow file: String) -> StateDirectory {
-        let names = resolve(file, in: ".").split(separator: "/").dropLast()
+        let names = resolve(file, in: ".").parts(between: UInt8(ascii: "/")).dropLast()
         let folder = "/" + joinedPath(names)
         return StateDirectory(path: folder + (names.isEmpty ? "" : "/") + ".procflow")
     }
@@ -93,7 +93,7 @@ public struct StateDirectory: Sendable {
     /// people, and the digest of its path relative to this directory, so that two workflows
     /// of one name sharing the directory keep apart.
     private func prefix(for file: String) -> String {
-        let name = file.split(separator: "/").last.map(String.init) ?? file
+        let name = file.parts(between: UInt8(ascii: "/")).last.map(String.init) ?? file
         let relative = relativePath(of: resolve(file, in: "."), from: resolve(path, in: "."))
         let digest = SHA256.hash(Array(relative.utf8))
         // A `String` of the digest's start: appending a `Substring` takes the generic path,

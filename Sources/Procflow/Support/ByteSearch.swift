@@ -31,3 +31,24 @@ extension String {
         !containsByte { $0 >= 0x80 }
     }
 }
+
+extension String {
+    /// The parts of the text between the occurrences of the ASCII byte `separator`, empty parts
+    /// left out: `split(separator:)` by bytes. A split by characters walks grapheme clusters
+    /// (a path's names cost more that way than the state directory's lookups around them).
+    func parts(between separator: UInt8) -> [Substring] {
+        var parts: [Substring] = []
+        let bytes = utf8
+        var start = bytes.startIndex
+        var index = start
+        while index != bytes.endIndex {
+            if bytes[index] == separator {
+                if start != index { parts.append(self[start..<index]) }
+                start = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        if start != bytes.endIndex { parts.append(self[start..<bytes.endIndex]) }
+        return parts
+    }
+}

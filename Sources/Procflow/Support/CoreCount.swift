@@ -34,7 +34,7 @@ public enum CoreCount {
         func consider(_ cores: Int?) {
             if let cores { smallest = min(smallest ?? cores, cores) }
         }
-        for line in groups.split(separator: "\n") where line.hasPrefix("0::/") {
+        for line in groups.parts(between: UInt8(ascii: "\n")) where line.hasPrefix("0::/") {
             // cgroup v2: the group and the groups that enclose it.
             var group = String(line.dropFirst(3))
             while true {
@@ -55,7 +55,8 @@ public enum CoreCount {
 
     /// `cpu.max`'s "QUOTA PERIOD" ("max PERIOD": no limit) as cores.
     static func cores(fromCPUMax text: String) -> Int? {
-        let fields = text.split(whereSeparator: { $0 == " " || $0 == "\n" })
+        let line = String(text.parts(between: UInt8(ascii: "\n")).first ?? "")
+        let fields = line.parts(between: UInt8(ascii: " "))
         guard fields.count == 2, let quota = Int(fields[0]), let period = Int(fields[1]) else {
             return nil
         }
@@ -68,7 +69,7 @@ public enum CoreCount {
     }
 
     private static func number(_ text: String) -> Int? {
-        Int(text.split(separator: "\n").first ?? "")
+        Int(text.parts(between: UInt8(ascii: "\n")).first ?? "")
     }
 
     /// A file of the kernel's (its size unknown to `stat`), up to 4 KiB.

@@ -15,7 +15,7 @@ func resolve(_ path: String, in directory: String) -> String {
     // Lexically, as URL.standardizedFileURL does, without its cost (a command's working
     // directory is resolved for every shell step).
     var components: [Substring] = []
-    for component in (base + "/" + path).split(separator: "/") {
+    for component in (base + "/" + path).parts(between: UInt8(ascii: "/")) {
         switch component {
         case ".": continue
         case "..": _ = components.popLast()
@@ -74,7 +74,7 @@ func lexicallyNormalized(_ path: String) -> String {
     // Most paths are normal already: a byte scan tells them.
     if isPlain(isAbsolute ? path.utf8.dropFirst() : path.utf8[...]) { return path }
     var components: [Substring] = []
-    for component in path.split(separator: "/") {
+    for component in path.parts(between: UInt8(ascii: "/")) {
         switch component {
         case ".": continue
         case "..":
@@ -107,8 +107,8 @@ func shown(_ path: String, from directory: String) -> String {
 /// `path` (absolute, normalized) as a path from `directory` (absolute, normalized), climbing
 /// out with `..` where it must: `../build.json` for a file beside the directory.
 func relativePath(of path: String, from directory: String) -> String {
-    let from = directory.split(separator: "/")
-    let to = path.split(separator: "/")
+    let from = directory.parts(between: UInt8(ascii: "/"))
+    let to = path.parts(between: UInt8(ascii: "/"))
     var shared = 0
     while shared < from.count, shared < to.count, from[shared] == to[shared] { shared += 1 }
     let climb = [Substring](repeating: "..", count: from.count - shared)
