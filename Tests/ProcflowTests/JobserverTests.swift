@@ -164,6 +164,33 @@ struct JobserverTests {
         #expect(!FileManager.default.fileExists(atPath: jobserver.path))
     }
 
+    @Test func aRunsJobserverIsMadeAheadOnAWorkerThreadAndRemovedAtItsEnd() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try #require(RunJobserver(slots: 2, temporaryDirectory: directory.path))
+        func fifos() -> [String] {
+            (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        }
+        run.prepare()
+        let deadline = Date().addingTimeInterval(10)
+        while fifos().isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        #expect(fifos().count == 1)
+        // The step that asks takes the one made ahead.
+        #expect(try directory.path + "/" + fifos()[0] == run.jobserver().path)
+        run.close()
+        #expect(fifos().isEmpty)
+    }
+
+    @Test func aRunsJobserverAskedForAfterTheRunEndedIsNeverMade() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try #require(RunJobserver(slots: 2, temporaryDirectory: directory.path))
+        // A worker making it ahead that comes too late: nothing is left behind.
+        run.close()
+        #expect(throws: StepError.self) { try run.jobserver() }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
     @Test func aFIFOOthersCouldOpenIsRefusedAndRemoved() throws {
         // What a FIFO another user put in place of the run's between its making and its
         // opening looks like from here: not private.

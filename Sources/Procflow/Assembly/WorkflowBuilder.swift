@@ -458,6 +458,7 @@ final class WorkflowBuilder: @unchecked Sendable {
             options.jobserver = JobserverUse(
                 jobserver: jobserver, tokens: step.placement.resources.cpus ?? 1,
                 handsOver: shell.jobserver)
+            jobserver.prepare()
         }
         return ShellProcedure(command, options: options, environmentInputs: inputs)
     }
