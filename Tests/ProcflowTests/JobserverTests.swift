@@ -171,7 +171,9 @@ struct JobserverTests {
         func fifos() -> [String] {
             (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         }
-        run.prepare()
+        #expect(run.prepare())
+        // Once: the steps built after the first do not each set a worker to it.
+        #expect(!run.prepare())
         let deadline = Date().addingTimeInterval(10)
         while fifos().isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
         #expect(fifos().count == 1)

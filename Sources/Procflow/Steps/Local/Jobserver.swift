@@ -114,7 +114,9 @@ final class Jobserver: Sendable {
         guard fstat(own, &status) == 0, status.st_mode & S_IFMT == S_IFIFO,
             status.st_uid == geteuid(), status.st_mode & 0o077 == 0
         else {
-            close()
+            // Removed only if it is this user's: another's file is left to its owner.
+            closeDescriptors()
+            if status.st_uid == geteuid() { unlink(path) }
             throw StepError(
                 .spawnFailed,
                 "cannot make the jobserver: \(path) was replaced by another file; run with --no-jobserver to go without"
@@ -217,9 +219,13 @@ final class Jobserver: Sendable {
         }
         guard first else { return }
         wakeWatcher()
+        closeDescriptors()
+        if ownsPool { unlink(path) }
+    }
+
+    private func closeDescriptors() {
         for descriptor in [own, clientEnds.read, clientEnds.write, wake.read, wake.write] {
             Glibc.close(descriptor)
         }
-        if ownsPool { unlink(path) }
     }
 }

@@ -10,6 +10,8 @@ final class RunJobserver: Sendable {
     /// The FIFO of a pool made by another, to join instead of making one.
     private let joining: String?
     private let made = Locked<Made?>(nil)
+    /// Whether ``prepare()`` was called.
+    private let preparing = Locked(false)
 
     /// What making the jobserver gave. (Not a `Result`: the runtime's first lookup of a
     /// `Result` of a new error type costs a quarter of a million instructions.)
@@ -65,9 +67,20 @@ final class RunJobserver: Sendable {
     /// for it is built. Its first command then does not wait for the FIFO to be made and
     /// opened (a tenth of a millisecond, at times half of one, of a run of one step); the
     /// thread is one the run's queue goes on to use.
-    func prepare() {
-        guard made.withLock({ $0 == nil }) else { return }
+    ///
+    /// Once a run: the steps built together (hundreds, on a cold run) ask one after another,
+    /// before any worker has made it.
+    ///
+    /// - Returns: whether this call set a worker to make it.
+    @discardableResult
+    func prepare() -> Bool {
+        let first = preparing.withLock { asked in
+            defer { asked = true }
+            return !asked
+        }
+        guard first, made.withLock({ $0 == nil }) else { return false }
         WorkerThreads.shared.run { [self] in _ = try? jobserver() }
+        return true
     }
 
     /// Closes the jobserver and removes its FIFO, if it was made; none is made after.
