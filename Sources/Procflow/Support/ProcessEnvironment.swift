@@ -22,7 +22,7 @@ func processEnvironment() -> [String: String] {
 }
 
 /// This machine's name, as `gethostname` gives it (Foundation's `ProcessInfo.hostName` gives
-/// the same, after setting up `ProcessInfo`: a thirtieth of a short run).
+/// the same, after setting up `ProcessInfo`: a hundredth of a short run).
 func hostName() -> String {
     var name = [UInt8](repeating: 0, count: 256)
     let found = name.withUnsafeMutableBufferPointer { buffer in
