@@ -40,6 +40,12 @@ struct BinaryWriter {
         text.withUTF8 { write(bytes: UnsafeRawBufferPointer($0)) }
     }
 
+    /// A list of texts: its count, then each (``BinaryReader/strings()`` reads it).
+    mutating func write(strings texts: [String]) {
+        write(UInt32(texts.count))
+        for text in texts { write(text) }
+    }
+
     mutating func write(bytes data: UnsafeRawBufferPointer) {
         write(UInt32(data.count))
         bytes.append(contentsOf: data)
@@ -105,6 +111,13 @@ struct BinaryReader {
 
     mutating func string() throws(Truncated) -> String {
         String(decoding: try bytesField(), as: UTF8.self)
+    }
+
+    /// A list of texts as ``BinaryWriter/write(strings:)`` writes it.
+    mutating func strings() throws(Truncated) -> [String] {
+        var texts: [String] = []
+        for _ in 0..<(try count(minimumSize: 4)) { texts.append(try string()) }
+        return texts
     }
 
     mutating func bytesField() throws(Truncated) -> UnsafeRawBufferPointer {

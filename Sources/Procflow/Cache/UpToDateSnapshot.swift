@@ -236,8 +236,7 @@ struct UpToDateSnapshot: Sendable, Equatable {
         var writer = BinaryWriter()
         writer.write(key.workflow)
         writer.write(digest)
-        writer.write(UInt32(key.overrides.count))
-        for override in key.overrides { writer.write(override) }
+        writer.write(strings: key.overrides)
         writer.write(key.only != nil)
         writer.write(key.only ?? "")
         writer.write(workflowStatus)
@@ -247,8 +246,7 @@ struct UpToDateSnapshot: Sendable, Equatable {
         for step in steps {
             writer.write(step.id)
             writer.write(step.isContainer)
-            writer.write(UInt32(step.path.count))
-            for group in step.path { writer.write(group) }
+            writer.write(strings: step.path)
         }
         writer.write(UInt32(files.count))
         for file in files {
@@ -286,8 +284,7 @@ struct UpToDateSnapshot: Sendable, Equatable {
     {
         let workflow = try reader.string()
         let digest = try reader.digest()
-        var overrides: [String] = []
-        for _ in 0..<(try reader.count(minimumSize: 4)) { overrides.append(try reader.string()) }
+        let overrides = try reader.strings()
         let hasOnly = try reader.bool()
         let only = try reader.string()
         let workflowStatus = try reader.status()
@@ -299,9 +296,7 @@ struct UpToDateSnapshot: Sendable, Equatable {
         for _ in 0..<stepCount {
             let id = try reader.string()
             let isContainer = try reader.bool()
-            var path: [String] = []
-            for _ in 0..<(try reader.count(minimumSize: 4)) { path.append(try reader.string()) }
-            steps.append(Step(id: id, path: path, isContainer: isContainer))
+            steps.append(Step(id: id, path: try reader.strings(), isContainer: isContainer))
         }
         var files: [(path: String, status: FileStatus?)] = []
         let fileCount = try reader.count(minimumSize: 5)

@@ -103,8 +103,7 @@ enum WorkflowPlan {
         guard let program = try reader.status() else { throw BinaryReader.Truncated() }
         let directory = try reader.string()
         let file = try reader.string()
-        var overrides: [String] = []
-        for _ in 0..<(try reader.count(minimumSize: 4)) { overrides.append(try reader.string()) }
+        let overrides = try reader.strings()
         let known = try reader.status()
         let digest = try reader.digest()
         guard Key(program: program, directory: directory, file: file, overrides: overrides) == key
@@ -166,8 +165,7 @@ enum WorkflowPlan {
         writer.write(key.program)
         writer.write(key.directory)
         writer.write(key.file)
-        writer.write(UInt32(key.overrides.count))
-        for override in key.overrides { writer.write(override) }
+        writer.write(strings: key.overrides)
         writer.write(trusted)
         writer.write(SHA256.hash(bytes))
         guard let sources = workflow.sources else { return }
