@@ -78,16 +78,10 @@ public enum CoreCount {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { buffer in
-                read(descriptor, buffer.baseAddress! + count, buffer.count - count)
-            }
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else { break }
-            count += got
-        }
-        return String(decoding: bytes[..<count], as: UTF8.self)
+        // Expected to fill the limit: read straight into the array, no chunk after it.
+        let limit = 4096
+        guard case .success(let bytes) = POSIXIO.read(descriptor, expected: limit, limit: limit)
+        else { return nil }
+        return String(decoding: bytes.prefix(limit), as: UTF8.self)
     }
 }
