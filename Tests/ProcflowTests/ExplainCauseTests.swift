@@ -81,3 +81,52 @@ struct ExplainCauseTests {
         #expect(fixture.contents("b.o") == "b\n")
     }
 }
+
+/// The sources' part of an explanation: one walk along two records' sorted lists, and the same
+/// words as a lookup by path when a list is out of order.
+@Suite("What became of a step's sources")
+struct SourceChangeTests {
+    private static func source(_ path: String, _ digest: UInt64?) -> StepRecord.Source {
+        StepRecord.Source(path: path, digest: digest.map { Digest($0, 0, 0, 0) })
+    }
+
+    private static let earlier = [
+        source("a", 1), source("b", 2), source("d", nil), source("e", 5), source("f", 6),
+        source("g", 7),
+    ]
+    private static let current = [
+        source("b", 20), source("c", 3), source("d", 4), source("e", nil), source("g", 7),
+    ]
+
+    @Test func sortedListsAreWalkedTogether() {
+        let reasons = StepExplanation.sourceChanges(
+            Self.current, from: Self.earlier, display: { "src/" + $0 })
+        #expect(
+            reasons == [
+                "source src/b changed", "source src/c is new", "source src/d appeared",
+                "source src/e is missing", "source src/a is gone", "source src/f is gone",
+            ])
+        #expect(StepExplanation.sourceChanges(Self.current, from: Self.current) { $0 }.isEmpty)
+        #expect(
+            StepExplanation.sourceChanges([], from: Self.earlier) { $0 }
+                == ["a", "b", "d", "e", "f", "g"].map { "source \($0) is gone" })
+        #expect(
+            StepExplanation.sourceChanges(Self.current, from: []) { $0 }
+                == ["b", "c", "d", "e", "g"].map { "source \($0) is new" })
+    }
+
+    @Test func listsOutOfOrderGiveTheSameWords() {
+        let current = Array(Self.current.reversed())
+        let earlier = Array(Self.earlier.reversed())
+        let reasons = StepExplanation.sourceChanges(current, from: earlier) { $0 }
+        #expect(
+            reasons == [
+                "source e is missing", "source d appeared", "source c is new",
+                "source b changed", "source f is gone", "source a is gone",
+            ])
+        // A path twice in the earlier list: its first digest counts, as a lookup has it.
+        let twice = [Self.source("b", 2), Self.source("b", 9)]
+        #expect(
+            StepExplanation.sourceChanges([Self.source("b", 2)], from: twice) { $0 }.isEmpty)
+    }
+}

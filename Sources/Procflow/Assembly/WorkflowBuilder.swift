@@ -143,6 +143,12 @@ final class WorkflowBuilder: @unchecked Sendable {
         steps.withLock { $0[id]?.step }
     }
 
+    /// The output format of each of the steps `ids` (`.none` for an id it does not know),
+    /// under one lock.
+    func outputFormats(of ids: [String]) -> [OutputFormat] {
+        steps.withLock { table in ids.map { table[$0]?.step.outputFormat ?? .none } }
+    }
+
     /// The procedure that stands for the step `id`, once built.
     func node(_ id: String) -> (any OutputProcedure<JSONValue>)? {
         nodes.withLock { $0[id] }

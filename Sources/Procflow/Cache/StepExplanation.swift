@@ -19,7 +19,7 @@ enum StepExplanation {
             reasons.append(
                 input.name == "stdin" ? "its input changed" : "input \(input.name) changed")
         }
-        reasons += compare(current.sources, with: latest.sources, of: step)
+        reasons += sourceChanges(current.sources, from: latest.sources, display: step.display)
         if reasons.isEmpty {
             for file in latest.discovered {
                 let seen = files.observe(
@@ -58,27 +58,73 @@ enum StepExplanation {
         return reasons
     }
 
-    private static func compare(
-        _ current: [StepRecord.Source], with earlier: [StepRecord.Source], of step: IncrementalStep
+    /// What became of the sources of a step between its `earlier` record and the `current`
+    /// one, each named as `display` shows its path: new, appeared, missing, changed, then gone.
+    static func sourceChanges(
+        _ current: [StepRecord.Source], from earlier: [StepRecord.Source],
+        display: (String) -> String
     ) -> [String] {
+        // A record's sources are sorted by path: then one walk along both lists, naming only
+        // what differs (a link's hundreds of objects were each hashed twice and shown once).
+        if isSorted(current), isSorted(earlier) {
+            var reasons: [String] = []
+            var gone: [String] = []
+            var next = 0
+            for source in current {
+                while next < earlier.count, earlier[next].path < source.path {
+                    gone.append(earlier[next].path)
+                    next += 1
+                }
+                if next < earlier.count, earlier[next].path == source.path {
+                    let old = earlier[next].digest
+                    next += 1
+                    if let reason = change(
+                        of: source.path, from: old, to: source.digest, display: display)
+                    {
+                        reasons.append(reason)
+                    }
+                } else {
+                    reasons.append("source \(display(source.path)) is new")
+                }
+            }
+            gone += earlier[next...].map(\.path)
+            return reasons + gone.map { "source \(display($0)) is gone" }
+        }
         let before = Dictionary(earlier.map { ($0.path, $0.digest) }) { first, _ in first }
         var reasons: [String] = []
         for source in current {
-            let name = step.display(source.path)
-            switch (before[source.path], source.digest) {
-            case (nil, _): reasons.append("source \(name) is new")
-            case (.some(nil), .some): reasons.append("source \(name) appeared")
-            case (.some(.some), nil): reasons.append("source \(name) is missing")
-            case (.some(let old), let new) where old != new:
-                reasons.append("source \(name) changed")
-            default: break
+            guard let old = before[source.path] else {
+                reasons.append("source \(display(source.path)) is new")
+                continue
+            }
+            if let reason = change(of: source.path, from: old, to: source.digest, display: display)
+            {
+                reasons.append(reason)
             }
         }
         let now = Set(current.map(\.path))
         for source in earlier where !now.contains(source.path) {
-            reasons.append("source \(step.display(source.path)) is gone")
+            reasons.append("source \(display(source.path)) is gone")
         }
         return reasons
+    }
+
+    /// What became of the source at `path`, recorded with `old` and found with `new` (`nil`:
+    /// missing); `nil` if nothing did.
+    private static func change(
+        of path: String, from old: Digest?, to new: Digest?, display: (String) -> String
+    ) -> String? {
+        switch (old, new) {
+        case (nil, .some): return "source \(display(path)) appeared"
+        case (.some, nil): return "source \(display(path)) is missing"
+        case (let old, let new) where old != new: return "source \(display(path)) changed"
+        default: return nil
+        }
+    }
+
+    /// Whether `sources` are in increasing order of path, none twice.
+    private static func isSorted(_ sources: [StepRecord.Source]) -> Bool {
+        zip(sources, sources.dropFirst()).allSatisfy { $0.path < $1.path }
     }
 
     /// What is wrong with generated files that differ from a record and cannot be put back.

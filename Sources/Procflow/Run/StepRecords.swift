@@ -81,9 +81,25 @@ final class StepRecords: Sendable {
 
     /// Sets where `id` ended up.
     func settle(_ id: String, _ status: StepStatus, reason: String?) {
-        state.withLock {
-            $0.records[id]?.status = status
-            $0.records[id]?.reason = reason
+        state.withLock { state in
+            guard let index = state.records.index(forKey: id) else { return }
+            state.records.values[index].status = status
+            state.records.values[index].reason = reason
+        }
+    }
+
+    /// Sets each of `steps` cached, with its note as its reason, under one lock and one
+    /// lookup a step (the steps found up to date before a run: hundreds at once); returns
+    /// where each is, as ``placement(of:)`` would.
+    func settleCached(_ steps: [(id: String, note: String?)]) -> [(path: [String], name: String?)] {
+        state.withLock { state in
+            steps.map { step in
+                guard let index = state.records.index(forKey: step.id) else { return ([], nil) }
+                state.records.values[index].status = .cached
+                state.records.values[index].reason = step.note
+                let record = state.records.values[index]
+                return (record.path, record.name)
+            }
         }
     }
 
@@ -137,8 +153,9 @@ final class StepRecords: Sendable {
     /// Every step still pending, in order, with its path.
     var pending: [(id: String, path: [String])] {
         state.withLock { state in
-            Self.fullOrder(order, state).filter { state.records[$0]?.status == .pending }.map {
-                ($0, state.records[$0]!.path)
+            Self.fullOrder(order, state).compactMap { id in
+                guard let record = state.records[id], record.status == .pending else { return nil }
+                return (id, record.path)
             }
         }
     }

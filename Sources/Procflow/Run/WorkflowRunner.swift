@@ -193,8 +193,11 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         builder = makeBuilder()
         let leftOut = builder.settle(settled)
         // Ended before the run starts: reported before anything else.
-        for id in records.order where leftOut.contains(id) {
-            if let step = settled[id] { reportSettled(id, step) }
+        if !leftOut.isEmpty {
+            reportSettled(
+                records.order.compactMap { id in
+                    leftOut.contains(id) ? settled[id].map { (id, $0) } : nil
+                })
         }
         let root = builder.buildRoot()
         let done = DispatchSemaphore(value: 0)
@@ -450,11 +453,26 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         if status == .failed, options.failFast { failFast(after: id) }
     }
 
-    /// Reports `id`, found up to date before the run and given no procedure, as cached.
-    private func reportSettled(_ id: String, _ step: SettledStep) {
-        records.settle(id, .cached, reason: step.note)
-        keep(id, value: step.value)
-        emit(step: id, .stepCached(note: step.note))
+    /// Reports `steps`, found up to date before the run and given no procedure, as cached, in
+    /// order: their records under one lock, their events to the reporters under another.
+    private func reportSettled(_ steps: [(id: String, step: SettledStep)]) {
+        let placements = records.settleCached(steps.map { ($0.id, $0.step.note) })
+        let formats = builder.outputFormats(of: steps.map(\.id))
+        var events: [RunEvent] = []
+        events.reserveCapacity(steps.count)
+        for (index, (id, step)) in steps.enumerated() {
+            if formats[index] != .none {
+                records.keep(
+                    id,
+                    value: RunSummary.ValuePreview(
+                        step.value, format: formats[index], secrets: secrets))
+            }
+            var event = RunEvent(
+                step: id, path: placements[index].path, kind: .stepCached(note: step.note))
+            event.name = placements[index].name
+            events.append(event)
+        }
+        emit(events)
     }
 
     /// The output the step `id` gave, `procedure` its node: read through the builder, which
@@ -565,6 +583,16 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         let event = secrets.isEmpty ? event : event.masking(secrets)
         reporting.withLock { _ in
             for reporter in reporters { reporter.report(event) }
+        }
+    }
+
+    /// Emits `events` in order, holding the reporters once for them all.
+    private func emit(_ events: [RunEvent]) {
+        let events = secrets.isEmpty ? events : events.map { $0.masking(secrets) }
+        reporting.withLock { _ in
+            for event in events {
+                for reporter in reporters { reporter.report(event) }
+            }
         }
     }
 }
