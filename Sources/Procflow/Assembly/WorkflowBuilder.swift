@@ -114,8 +114,17 @@ final class WorkflowBuilder: @unchecked Sendable {
             }
             return taken
         }
-        let left = Set(steps.keys.filter { !takenFrom.contains($0) })
-        settled.withLock { $0 = steps.filter { !left.contains($0.key) } }
+        // One pass, one lookup a step: hundreds of steps are settled at once.
+        var left = Set<String>(minimumCapacity: steps.count)
+        var kept: [String: SettledStep] = [:]
+        for (id, step) in steps {
+            if !takenFrom.isEmpty, takenFrom.contains(id) {
+                kept[id] = step
+            } else {
+                left.insert(id)
+            }
+        }
+        settled.withLock { $0 = kept }
         leftOut.withLock { $0 = left }
         return left
     }

@@ -40,6 +40,8 @@ final class StepRecords: Sendable {
     init(_ nestedSteps: [NestedStep]) {
         var order: [String] = []
         var records: [String: Record] = [:]
+        order.reserveCapacity(nestedSteps.count)
+        records.reserveCapacity(nestedSteps.count)
         var templates: Set<String> = []
         for nested in nestedSteps {
             if nested.path.contains(where: templates.contains) { continue }
@@ -153,7 +155,11 @@ final class StepRecords: Sendable {
     /// Every step still pending, in order, with its path.
     var pending: [(id: String, path: [String])] {
         state.withLock { state in
-            Self.fullOrder(order, state).compactMap { id in
+            // Most runs end with none: told without a lookup by id.
+            guard state.records.values.contains(where: { $0.status == .pending }) else {
+                return []
+            }
+            return Self.fullOrder(order, state).compactMap { id -> (String, [String])? in
                 guard let record = state.records[id], record.status == .pending else { return nil }
                 return (id, record.path)
             }

@@ -14,11 +14,12 @@ extension Workflow {
     ) rethrows {
         for step in list {
             try visit(NestedStep(step: step, path: path, cases: cases))
-            let inside = path + [step.id]
+            // The path inside is made only for a step that holds others.
             switch step.kind {
             case .group(let group):
-                try walk(group.steps, path: inside, cases: cases, visit)
+                try walk(group.steps, path: path + [step.id], cases: cases, visit)
             case .branch(let branch):
+                let inside = path + [step.id]
                 for (index, branchCase) in branch.cases.enumerated() {
                     let taken = NestedStep.BranchCase(branch: step.id, index: index)
                     try walk(branchCase.steps, path: inside, cases: cases + [taken], visit)
