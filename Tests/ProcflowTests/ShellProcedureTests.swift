@@ -384,6 +384,14 @@ struct PathTests {
         ("../out/a.txt", "/work/flow", "/work/out/a.txt"),
         ("../../../..", "/work", "/"),
         ("/abs/./kept", "/work", "/abs/./kept"),
+        // Plain names on both sides: joined as they are.
+        ("src/f017.c", "/work/flow", "/work/flow/src/f017.c"),
+        ("x", "/", "/x"),
+        ("é/ü.txt", "/wörk", "/wörk/é/ü.txt"),
+        ("a..b/.c", "/w", "/w/a..b/.c"),
+        // A directory with something to rewrite takes the long way.
+        ("src/f.c", "/w//flow/.", "/w/flow/src/f.c"),
+        ("f.c", "/w/../v", "/v/f.c"),
     ])
     func relativePathsResolveAgainstTheWorkflowDirectory(
         path: String, directory: String, resolved: String

@@ -18,20 +18,25 @@ struct BinaryWriter {
         bytes.append(value ? 1 : 0)
     }
 
+    /// Its four words, in one append (a state file holds one or two for every file).
     mutating func write(_ digest: Digest) {
-        for word in [digest.words.0, digest.words.1, digest.words.2, digest.words.3] {
-            write(word)
-        }
+        let words = (
+            digest.words.0.littleEndian, digest.words.1.littleEndian,
+            digest.words.2.littleEndian, digest.words.3.littleEndian
+        )
+        withUnsafeBytes(of: words) { bytes.append(contentsOf: $0) }
     }
 
-    /// A status or its absence.
+    /// A status or its absence; a status's fields in one append.
     mutating func write(_ status: FileStatus?) {
         write(status != nil)
         guard let status else { return }
-        write(status.size)
-        write(status.modified)
-        write(status.changed)
-        write(status.inode)
+        let fields = (
+            UInt64(bitPattern: status.size).littleEndian,
+            UInt64(bitPattern: status.modified).littleEndian,
+            UInt64(bitPattern: status.changed).littleEndian, status.inode.littleEndian
+        )
+        withUnsafeBytes(of: fields) { bytes.append(contentsOf: $0) }
         write(status.mode)
     }
 

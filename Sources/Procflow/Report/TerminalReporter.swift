@@ -360,7 +360,11 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         // step among hundreds.
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64 * (summary.rows.count + 4))
-        func put(_ text: String) { bytes.append(contentsOf: text.utf8) }
+        func put(_ text: String) {
+            // Through the text's own bytes: appending its UTF-8 view goes byte by byte.
+            var text = text
+            text.withUTF8 { bytes.append(contentsOf: $0) }
+        }
         func put(_ text: String, paddedTo width: Int) {
             put(text)
             for _ in 0..<max(0, width - length(text)) { bytes.append(UInt8(ascii: " ")) }
@@ -375,6 +379,8 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             return Array(
                 (status.presentation.terminalColor.map { style.colored(text, $0) } ?? text).utf8)
         }
+        // Most rows of a large run: a step that did not run.
+        let noDuration = Array(padded("–", 9).utf8)
         var counts = [Int](repeating: 0, count: statuses.count)
         for row in summary.rows {
             let index = statuses.firstIndex(of: row.status)!
@@ -385,7 +391,11 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             put("  ")
             bytes.append(contentsOf: statusColumns[index])
             put("  ")
-            put(row.duration.map(formatDuration) ?? "–", paddedTo: 9)
+            if let duration = row.duration {
+                put(formatDuration(duration), paddedTo: 9)
+            } else {
+                bytes.append(contentsOf: noDuration)
+            }
             put("  ")
             put(row.reason ?? "")
             put("\n")

@@ -2,16 +2,13 @@ import Foundation
 
 /// `path` made absolute, relative to `directory`.
 func resolve(_ path: String, in directory: String) -> String {
-    guard !path.hasPrefix("/") else { return path }
+    guard path.utf8.first != UInt8(ascii: "/") else { return path }
     let base =
-        directory.hasPrefix("/")
+        directory.utf8.first == UInt8(ascii: "/")
         ? directory : directory == "." ? currentDirectory() : currentDirectory() + "/" + directory
-    // Most paths need no rewriting: a byte scan tells them (this runs for every path of every
-    // step).
-    if isPlain(path.utf8), base.utf8.first == UInt8(ascii: "/") {
-        if base.utf8.count == 1 { return "/" + path }
-        if isPlain(base.utf8.dropFirst()) { return base + "/" + path }
-    }
+    // Most paths need no rewriting: a byte scan tells them, and they are joined in one text
+    // (this runs for every path of every step).
+    if let joined = plainlyJoined(base, path) { return joined }
     // Lexically, as URL.standardizedFileURL does, without its cost (a command's working
     // directory is resolved for every shell step).
     var components: [Substring] = []
@@ -114,6 +111,29 @@ func relativePath(of path: String, from directory: String) -> String {
     let climb = [Substring](repeating: "..", count: from.count - shared)
     let result = joinedPath(climb + to[shared...])
     return result.isEmpty ? "." : result
+}
+
+/// `base` (absolute) and `path` (relative) joined by a slash, when neither has anything to
+/// rewrite (`.`, `..`, empty names); else `nil`.
+private func plainlyJoined(_ base: String, _ path: String) -> String? {
+    var (base, path) = (base, path)
+    return base.withUTF8 { base in
+        path.withUTF8 { path -> String? in
+            guard base.first == UInt8(ascii: "/"), isPlain(path) else { return nil }
+            // The root is "/", not a name.
+            let prefix = base.count == 1 ? 0 : base.count
+            guard prefix == 0 || isPlain(UnsafeBufferPointer(rebasing: base.dropFirst())) else {
+                return nil
+            }
+            return String(unsafeUninitializedCapacity: prefix + 1 + path.count) { joined in
+                _ = joined.initialize(fromContentsOf: base.prefix(prefix))
+                joined[prefix] = UInt8(ascii: "/")
+                _ = UnsafeMutableBufferPointer(rebasing: joined[(prefix + 1)...])
+                    .initialize(fromContentsOf: path)
+                return prefix + 1 + path.count
+            }
+        }
+    }
 }
 
 /// Whether `path` is relative names joined by single slashes, none of them `.` or `..`.
