@@ -2,6 +2,14 @@
 struct BinaryWriter {
     private(set) var bytes: [UInt8] = []
 
+    init() {}
+
+    /// A writer with room for about `capacity` bytes: one allocation for what it writes, not
+    /// one each time it doubles.
+    init(capacity: Int) {
+        bytes.reserveCapacity(capacity)
+    }
+
     mutating func write(_ value: UInt32) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }

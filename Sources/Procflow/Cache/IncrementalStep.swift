@@ -120,7 +120,7 @@ struct IncrementalStep: Sendable {
         // gathers their outputs, is not.
         guard step.caching.isIncremental, !step.always, step.forEach == nil else { return nil }
         id = step.id
-        var writer = BinaryWriter()
+        var writer = BinaryWriter(capacity: 512)
         var environment = IncrementalStep.digest(of: [])
         var entries: [StepRecord.Input] = []
         var sources = step.caching.sources

@@ -7,7 +7,7 @@ struct StateIndex: Sendable {
 
     /// The index in its file format.
     func encoded() -> [UInt8] {
-        var writer = BinaryWriter()
+        var writer = BinaryWriter(capacity: 64 + 512 * steps.count)
         writer.write(storeSize)
         writer.write(UInt32(steps.count))
         for (id, record) in steps {

@@ -48,7 +48,7 @@ struct StepRecord: Sendable, Equatable {
     /// The digest of everything known before the step runs (not what its depfile names):
     /// the name of its history in the state directory.
     var key: Digest {
-        var writer = BinaryWriter()
+        var writer = BinaryWriter(capacity: 256 + 96 * sources.count)
         writeInputs(to: &writer)
         write(sources, statuses: false, to: &writer)
         return SHA256.hash(writer.bytes)
