@@ -47,7 +47,9 @@ enum KeyCommandsAhead {
             return pending
         }
         guard let pending else { return }
-        DispatchQueue.global().async {
+        // On a worker thread the run goes on to use, not one of Dispatch's, which would be
+        // made for this alone.
+        WorkerThreads.shared.run {
             pending.finish(
                 with: CacheKeyValues.commandDigest(
                     command, in: directory, environment: environment))
