@@ -109,7 +109,7 @@ struct BatchProcedureTests {
             via: { _, element in
                 AsyncTransformProcedure { value, finish in
                     if value == 0 { return finish(.failure(TestError(tag: "first"))) }
-                    DispatchQueue.global().async {
+                    onThreadOfItsOwn {
                         _ = gate.wait(timeout: .now() + 10)
                         finish(.success(value))
                     }
@@ -175,7 +175,7 @@ struct BatchProcedureTests {
         let gate = DispatchSemaphore(value: 0)
         let batch = BatchProcedure<AsyncTransformProcedure<Int, Int>> { _, _ in
             AsyncTransformProcedure { value, finish in
-                DispatchQueue.global().async {
+                onThreadOfItsOwn {
                     _ = gate.wait(timeout: .now() + 300)
                     finish(.success(value))
                 }

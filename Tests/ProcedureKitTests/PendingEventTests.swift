@@ -187,7 +187,7 @@ struct PendingEventTests {
         let added = TestProcedure(name: "Added")
         let announced = DispatchSemaphore(value: 0)
         group.addWillExecuteBlockObserver { group, pendingExecute in
-            DispatchQueue.global().async {
+            onThreadOfItsOwn {
                 announced.wait()
                 group.addChild(added, before: pendingExecute)
             }

@@ -254,7 +254,7 @@ final class GatedFinish: Procedure, @unchecked Sendable {
 
     override func execute() {
         started.signal()
-        DispatchQueue.global().async { [self] in
+        onThreadOfItsOwn { [self] in
             gate.wait()
             finish(with: finishError)
         }

@@ -334,11 +334,12 @@ struct IncrementalRunTests {
         #expect(try fixture.run().status == 0)
         let x = Locked<CommandResult?>(nil)
         let xEnded = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        // A thread of its own: the run blocks it for seconds.
+        Thread {
             let result = try? fixture.run(["--var", "V=c", "--var", "GATE=go"])
             x.withLock { $0 = result }
             xEnded.signal()
-        }
+        }.start()
         let deadline = Date().addingTimeInterval(30)
         while !fixture.exists("started-c"), Date() < deadline { usleep(20_000) }
         #expect(try fixture.run(["--var", "V=b"]).status == 0)

@@ -121,11 +121,12 @@ struct RacyFileTests {
         try fixture.write("open", "")
         let x = Locked<CommandResult?>(nil)
         let xEnded = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        // A thread of its own: the run blocks it for seconds.
+        Thread {
             let result = try? fixture.run(["--var", "GATE=go"])
             x.withLock { $0 = result }
             xEnded.signal()
-        }
+        }.start()
         #expect(eventually(timeout: 30) { fixture.exists("started") })
         let y = try fixture.run()
         try fixture.write("go", "")

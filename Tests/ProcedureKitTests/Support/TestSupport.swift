@@ -56,7 +56,7 @@ final class HeldProcedure: Procedure, @unchecked Sendable {
 
     override func execute() {
         started.signal()
-        DispatchQueue.global().async { [self] in
+        onThreadOfItsOwn { [self] in
             gate.wait()
             finish()
         }
@@ -65,6 +65,14 @@ final class HeldProcedure: Procedure, @unchecked Sendable {
     func release() {
         gate.signal()
     }
+}
+
+/// Runs `body`, which blocks (waits for a gate), on a thread of its own. Not on one of
+/// Dispatch's: on Linux it keeps about one thread a core and adds none when they block, and
+/// Swift's tasks run on those threads too, so on two cores a few blocked waits held every test
+/// of the process, and every procedure callback sent to Dispatch, until they timed out.
+func onThreadOfItsOwn(_ body: @escaping @Sendable () -> Void) {
+    Thread { body() }.start()
 }
 
 /// Waits until `procedure` has finished and its did-finish observers have run (`isFinished`
@@ -196,7 +204,7 @@ final class LaterCondition: Condition, @unchecked Sendable {
     override func evaluate(
         procedure: Procedure, completion: @escaping @Sendable (ConditionResult) -> Void
     ) {
-        DispatchQueue.global().async { [gate, result] in
+        onThreadOfItsOwn { [gate, result] in
             gate.wait()
             gate.signal()
             completion(result)
@@ -289,7 +297,7 @@ func afterExecuteIsAnnounced(
 ) {
     let announced = DispatchSemaphore(value: 0)
     procedure.addWillExecuteBlockObserver { _, pendingExecute in
-        DispatchQueue.global().async {
+        onThreadOfItsOwn {
             announced.wait()
             work(pendingExecute)
         }
@@ -304,7 +312,7 @@ func afterFinishIsAnnounced(
 ) {
     let announced = DispatchSemaphore(value: 0)
     procedure.addWillFinishBlockObserver { _, _, pendingFinish in
-        DispatchQueue.global().async {
+        onThreadOfItsOwn {
             announced.wait()
             work(pendingFinish)
         }

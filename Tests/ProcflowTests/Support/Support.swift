@@ -82,11 +82,13 @@ func runProcflow(
     let readers = DispatchGroup()
     for (index, pipe) in [output, error].enumerated() {
         readers.enter()
-        DispatchQueue.global().async {
+        // Threads of their own: a read that blocks until the process ends would hold one of
+        // Dispatch's few threads, which Foundation needs to tell that it ended.
+        Thread {
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
             collected.withLock { if index == 0 { $0.0 = data } else { $0.1 = data } }
             readers.leave()
-        }
+        }.start()
     }
     if finished.wait(timeout: .now() + timeout) == .timedOut {
         process.terminate()
@@ -151,11 +153,12 @@ func runProgram(
     let stderr = Locked(Data())
     let reader = DispatchGroup()
     reader.enter()
-    DispatchQueue.global().async {
+    // A thread of its own, as in runProcflow.
+    Thread {
         let data = error.fileHandleForReading.readDataToEndOfFile()
         stderr.withLock { $0 = data }
         reader.leave()
-    }
+    }.start()
     let stdout = output.fileHandleForReading.readDataToEndOfFile()
     reader.wait()
     process.waitUntilExit()
