@@ -517,3 +517,35 @@ struct WorkflowPlanTests {
         #expect(!again.stderr.contains("warning"), "\(again.stderr)")
     }
 }
+
+/// Lists of texts in a state file, read back; a list the same as the one before is that one,
+/// shared (the path of every step in a group, in a snapshot of 100,000 steps).
+@Suite("Lists of texts in state files")
+struct StateFileTextListTests {
+    @Test func aListTheSameAsTheOneBeforeIsSharedAndTheOthersAreRead() throws {
+        let lists: [[String]] = [
+            [], ["g0"], ["g0"], ["g0", "inner"], ["g0", "inner"], ["g1"], [], ["é"], ["é"],
+        ]
+        var writer = BinaryWriter()
+        for list in lists { writer.write(strings: list) }
+        writer.write(UInt32(7))
+        let bytes = writer.bytes
+        try bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) throws in
+            var reader = BinaryReader(buffer)
+            var previous: [String] = []
+            for (index, list) in lists.enumerated() {
+                let read = try reader.strings(sameAs: previous)
+                #expect(read == list)
+                if index > 0, list == lists[index - 1], !list.isEmpty {
+                    // The very array, not a copy made again.
+                    #expect(
+                        read.withUnsafeBufferPointer { $0.baseAddress }
+                            == previous.withUnsafeBufferPointer { $0.baseAddress })
+                }
+                previous = read
+            }
+            #expect(try reader.uint32() == 7)
+            #expect(reader.isAtEnd)
+        }
+    }
+}

@@ -133,6 +133,27 @@ struct BinaryReader {
         return texts
     }
 
+    /// A list of texts as ``strings()`` reads it; `previous` itself, shared rather than made
+    /// again, when the list holds the same texts (the path of each step in a group).
+    mutating func strings(sameAs previous: [String]) throws(Truncated) -> [String] {
+        var ahead = self
+        if try ahead.count(minimumSize: 4) == previous.count {
+            var same = true
+            for text in previous where same {
+                let field = try ahead.bytesField()
+                same =
+                    text.utf8.withContiguousStorageIfAvailable {
+                        $0.count == field.count && $0.elementsEqual(field)
+                    } ?? text.utf8.elementsEqual(field)
+            }
+            if same {
+                self = ahead
+                return previous
+            }
+        }
+        return try strings()
+    }
+
     mutating func bytesField() throws(Truncated) -> UnsafeRawBufferPointer {
         try take(Int(try uint32()))
     }

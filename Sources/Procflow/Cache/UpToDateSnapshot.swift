@@ -293,10 +293,13 @@ struct UpToDateSnapshot: Sendable, Equatable {
         var steps: [Step] = []
         let stepCount = try reader.count(minimumSize: 9)
         steps.reserveCapacity(stepCount)
+        // The steps of a group share one path, read once.
+        var path: [String] = []
         for _ in 0..<stepCount {
             let id = try reader.string()
             let isContainer = try reader.bool()
-            steps.append(Step(id: id, path: try reader.strings(), isContainer: isContainer))
+            path = try reader.strings(sameAs: path)
+            steps.append(Step(id: id, path: path, isContainer: isContainer))
         }
         var files: [(path: String, status: FileStatus?)] = []
         let fileCount = try reader.count(minimumSize: 5)
