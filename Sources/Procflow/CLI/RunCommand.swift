@@ -384,6 +384,10 @@ struct RunCommand: ParsableCommand {
                 after: runner, cache: cache, workflowName: workflow.name, bytes: bytes,
                 otherFiles: otherFiles, loadedAt: loadedAt)
         }
+        // The process ends next: the workflow, the run's records and procedures and the
+        // cache's index are left for the system to reclaim (their teardown was a fourteenth of
+        // a run that decided 10,000 steps).
+        LeftToExit.keep((loaded, workflow, runner, summary, session, cache, snapshot))
         return Self.exitStatus(of: summary, reportsFailed: reportsFailed)
     }
 
