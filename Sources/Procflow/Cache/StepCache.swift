@@ -411,20 +411,29 @@ public final class StepCache: @unchecked Sendable {
     func snapshotFiles(of steps: [IncrementalStep]) -> [(path: String, status: FileStatus?)]? {
         var files: [(path: String, status: FileStatus?)] = []
         var seen: Set<String> = []
+        // About three files a step: room made once, not as the set doubles.
+        files.reserveCapacity(3 * steps.count)
+        seen.reserveCapacity(3 * steps.count)
         for step in steps {
             guard step.sources.patterns.isEmpty, let record = latestRecord(of: step.id) else {
                 return nil
             }
-            let recorded = Set(record.sources.map(\.path))
-            guard step.sources.paths.allSatisfy(recorded.contains) else { return nil }
-            for source in record.sources + record.discovered where seen.insert(source.path).inserted
-            {
-                guard source.digest != nil else {
-                    files.append((source.path, nil))
-                    continue
+            // A step names a source or two: looked for in its record, without a set a step.
+            let declared = step.sources.paths
+            let allRecorded =
+                declared.count * record.sources.count <= 64
+                ? declared.allSatisfy { path in record.sources.contains { $0.path == path } }
+                : declared.allSatisfy(Set(record.sources.map(\.path)).contains)
+            guard allRecorded else { return nil }
+            for list in [record.sources, record.discovered] {
+                for source in list where seen.insert(source.path).inserted {
+                    guard source.digest != nil else {
+                        files.append((source.path, nil))
+                        continue
+                    }
+                    guard let status = source.status else { return nil }
+                    files.append((source.path, status))
                 }
-                guard let status = source.status else { return nil }
-                files.append((source.path, status))
             }
             for output in record.outputs where seen.insert(output.path).inserted {
                 guard let status = output.status else { return nil }
