@@ -461,12 +461,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         var events: [RunEvent] = []
         events.reserveCapacity(steps.count)
         for (index, (id, step)) in steps.enumerated() {
-            if formats[index] != .none {
-                records.keep(
-                    id,
-                    value: RunSummary.ValuePreview(
-                        step.value, format: formats[index], secrets: secrets))
-            }
+            keep(id, value: step.value, format: formats[index])
             var event = RunEvent(
                 step: id, path: placements[index].path, kind: .stepCached(note: step.note))
             event.name = placements[index].name
@@ -485,7 +480,13 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
 
     /// Keeps the preview of `value`, the output of `id`, for the summary, if it shows one.
     private func keep(_ id: String, value: JSONValue) {
-        guard let format = builder.step(id)?.outputFormat, format != .none else { return }
+        guard let format = builder.step(id)?.outputFormat else { return }
+        keep(id, value: value, format: format)
+    }
+
+    /// Keeps the preview of `value`, the output of `id` in `format`, if that shows one.
+    private func keep(_ id: String, value: JSONValue, format: OutputFormat) {
+        guard format != .none else { return }
         records.keep(id, value: RunSummary.ValuePreview(value, format: format, secrets: secrets))
     }
 
