@@ -1108,4 +1108,26 @@ struct SettledStepTests {
         }
         #expect(Set(cached) == ["gen", "use"])
     }
+
+    @Test func aStepFoundUpToDateAsTheRunGoesNeverMakesItsCommandsProcedure() throws {
+        let fixture = try IncrementalRunTests.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        // gen runs again and makes the same mid.txt and output: use, decided once gen has
+        // ended, is up to date.
+        try fixture.write("in.txt", "a  b  c\n")
+        try fixture.delete("runs.log")
+        let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/flow.json")
+        let cache = StepCache(
+            directory: StateDirectory(path: fixture.directory.path + "/.procflow"),
+            workflowFile: workflow.path, stepIDs: ["gen", "use", "other"])
+        let runner = WorkflowRunner(workflow: workflow, options: .init(cache: cache), reporters: [])
+        let summary = runner.run()
+        #expect(summary.result == .succeeded)
+        #expect(fixture.ran == ["gen"])
+        #expect(summary.rows.map(\.status) == [.succeeded, .cached, .cached])
+        #expect(runner.builtProcedure(for: "use"))
+        #expect(runner.madeWork(for: "gen"))
+        #expect(!runner.madeWork(for: "use"))
+    }
 }

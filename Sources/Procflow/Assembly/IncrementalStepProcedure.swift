@@ -3,8 +3,8 @@ import ProcedureKit
 /// An incremental step: a group around the step's procedure (an attempt, or a retry of
 /// attempts) that asks the cache, once the step's wired inputs have arrived, whether it must
 /// run. If not, it puts back what the step generated, gives the output the last run gave,
-/// and finishes without running anything. If so, it runs the procedure, and once that has
-/// succeeded records what the step read and made.
+/// and finishes without running anything: the procedure is never made. If so, it makes and
+/// runs the procedure, and once that has succeeded records what the step read and made.
 final class IncrementalStepProcedure: GroupProcedure, StepPortsProcedure, @unchecked Sendable {
     // @unchecked Sendable: mutable state lives in `ports` and `values`, `Locked` mutexes; the
     // rest is constant.
@@ -25,22 +25,25 @@ final class IncrementalStepProcedure: GroupProcedure, StepPortsProcedure, @unche
         var startedAt: Int64 = 0
         /// Held while the step runs, to tell whether another run ran it at the same time.
         var runLock: StepRunLock?
+        /// The step's procedure, once the step must run.
+        var work: (any OutputProcedure<JSONValue>)?
     }
 
     private let step: IncrementalStep
-    private let work: any OutputProcedure<JSONValue>
+    /// Makes the step's procedure: called only if the step must run.
+    private let makeWork: @Sendable () -> any OutputProcedure<JSONValue>
     private let environmentInputs: ShellProcedure.EnvironmentInputs?
     private let context: Context
     private let values = Locked(Values())
 
-    /// Wraps `work`, the procedure of `step`, whose wired environment values (for a shell
-    /// step) are `environmentInputs`.
+    /// Wraps the procedure of `step` that `makeWork` makes if the step must run; its wired
+    /// environment values (for a shell step) are `environmentInputs`.
     init(
-        _ step: IncrementalStep, work: any OutputProcedure<JSONValue>,
-        environmentInputs: ShellProcedure.EnvironmentInputs?, context: Context
+        _ step: IncrementalStep, environmentInputs: ShellProcedure.EnvironmentInputs?,
+        context: Context, makeWork: @escaping @Sendable () -> any OutputProcedure<JSONValue>
     ) {
         self.step = step
-        self.work = work
+        self.makeWork = makeWork
         self.environmentInputs = environmentInputs
         self.context = context
         super.init(operations: [])
@@ -51,6 +54,11 @@ final class IncrementalStepProcedure: GroupProcedure, StepPortsProcedure, @unche
     /// If the step was up to date: the note on the files put back (`.some(nil)` if none).
     var cachedNote: String?? {
         values.withLock { $0.cachedNote }
+    }
+
+    /// Whether the step's procedure was made: the step had to run.
+    var madeWork: Bool {
+        values.withLock { $0.work != nil }
     }
 
     override func execute() {
@@ -75,10 +83,12 @@ final class IncrementalStepProcedure: GroupProcedure, StepPortsProcedure, @unche
         }
         guard case .run(let reason, let fingerprint) = decision else { return }
         let runLock = cache.beginRun(of: step)
+        let work = makeWork()
         values.withLock {
             $0.fingerprint = fingerprint
             $0.startedAt = FileSystem.now()
             $0.runLock = runLock
+            $0.work = work
         }
         context.events.explained(step.id, reason)
         // A retry's attempts announce themselves.
@@ -121,15 +131,15 @@ final class IncrementalStepProcedure: GroupProcedure, StepPortsProcedure, @unche
 
     override func child(_ child: Procedure, willFinishWithError error: (any Error)?) {
         var error = error
-        if error == nil, child === work, !isCancelled {
-            error = recordSuccess()
+        if error == nil, !isCancelled, let work = values.withLock({ $0.work }), child === work {
+            error = recordSuccess(of: work)
         }
         super.child(child, willFinishWithError: error)
     }
 
     /// Takes the output of the step's procedure and records the run; the error that fails
     /// the step if the run cannot be recorded as declared.
-    private func recordSuccess() -> (any Error)? {
+    private func recordSuccess(of work: any OutputProcedure<JSONValue>) -> (any Error)? {
         guard case .success(let value)? = work.output.value else { return nil }
         output = .ready(.success(value))
         let (fingerprint, startedAt, runLock) = values.withLock {

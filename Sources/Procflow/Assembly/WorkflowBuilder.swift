@@ -329,32 +329,38 @@ final class WorkflowBuilder: @unchecked Sendable {
         case .shell(let shell):
             let inputs = ShellProcedure.EnvironmentInputs()
             environmentInputs.withLock { $0[step.id] = inputs }
-            return incremental(
-                step, attempts(of: step) { [self] in makeShell(step, shell, inputs: inputs) },
-                environmentInputs: inputs)
+            // Made ahead, as soon as a step that may ask for it is built, though an
+            // incremental step's procedure is made only once it must run.
+            if let jobserver = jobserver(for: step, shell) { jobserver.prepare() }
+            return incremental(step, environmentInputs: inputs) { [self] in
+                attempts(of: step) { [self] in makeShell(step, shell, inputs: inputs) }
+            }
         case .http(let http):
-            return incremental(
-                step, attempts(of: step) { [self] in makeHTTP(http, timeout: step.timeout) })
+            return incremental(step) { [self] in
+                attempts(of: step) { [self] in makeHTTP(http, timeout: step.timeout) }
+            }
         case .file(let operation):
-            return incremental(step, attempts(of: step) { [self] in makeFile(operation) })
+            return incremental(step) { [self] in
+                attempts(of: step) { [self] in makeFile(operation) }
+            }
         case .group, .branch:
             preconditionFailure("\(step.id) holds other steps")
         }
     }
 
-    /// `work`, the procedure of `step`, wrapped to run only when the cache says it must, if the
-    /// step is incremental and the run uses the cache.
+    /// The procedure of `step` that `work` makes, wrapped to be made and run only when the
+    /// cache says it must, if the step is incremental and the run uses the cache.
     private func incremental(
-        _ step: Step, _ work: any OutputProcedure<JSONValue>,
-        environmentInputs: ShellProcedure.EnvironmentInputs? = nil
+        _ step: Step, environmentInputs: ShellProcedure.EnvironmentInputs? = nil,
+        _ work: @escaping @Sendable () -> any OutputProcedure<JSONValue>
     ) -> any OutputProcedure<JSONValue> {
         guard let incremental = settings.incremental,
             let spec = incremental.steps[step.id]
                 ?? IncrementalStep(step, context: incremental.stepContext)
-        else { return work }
+        else { return work() }
         return IncrementalStepProcedure(
-            spec, work: work, environmentInputs: environmentInputs,
-            context: incremental.context)
+            spec, environmentInputs: environmentInputs, context: incremental.context,
+            makeWork: work)
     }
 
     /// The step's procedure: one attempt, or a retry making attempts with `make`. Each attempt
@@ -465,17 +471,23 @@ final class WorkflowBuilder: @unchecked Sendable {
                 service: service, onReady: { services.ready(id, $0) },
                 onExit: { services.exited(id, $0) })
         }
-        // Commands run elsewhere (Slurm) neither take tokens nor reach the FIFO; a service,
-        // which runs on past its step's end, would hold its token for the whole run.
-        if let jobserver = settings.jobserver, options.executor.spawnsLocally,
-            shell.service == nil
-        {
+        if let jobserver = jobserver(for: step, shell) {
             options.jobserver = JobserverUse(
                 jobserver: jobserver, tokens: step.placement.resources.cpus ?? 1,
                 handsOver: shell.jobserver)
-            jobserver.prepare()
         }
         return ShellProcedure(command, options: options, environmentInputs: inputs)
+    }
+
+    /// The jobserver the shell step's commands take tokens from; `nil` for none. Commands run
+    /// elsewhere (Slurm) neither take tokens nor reach the FIFO; a service, which runs on past
+    /// its step's end, would hold its token for the whole run.
+    private func jobserver(for step: Step, _ shell: Shell) -> RunJobserver? {
+        guard let jobserver = settings.jobserver, shell.service == nil,
+            settings.executors.executor(step.executor(default: settings.defaultExecutor) ?? "local")
+                .spawnsLocally
+        else { return nil }
+        return jobserver
     }
 
     private func makeHTTP(_ http: HTTP, timeout: TimeInterval?) -> HTTPProcedure {

@@ -274,6 +274,13 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         builder?.node(id) != nil
     }
 
+    /// Whether the run made the procedure that does the step `id`'s work (once ``run()`` has
+    /// returned): not for an incremental step the cache found up to date as the run went.
+    func madeWork(for id: String) -> Bool {
+        guard let node = builder?.node(id) else { return false }
+        return (node as? IncrementalStepProcedure)?.madeWork ?? true
+    }
+
     /// What the up-to-date snapshot must look at again of the `cacheKey` parts the run worked
     /// out, where their commands run and what they are given over procflow's environment;
     /// `nil` if it cannot: a file changed too recently to be trusted, or what a command is
