@@ -45,6 +45,34 @@ struct CacheKeyTests {
         #expect(fixture.contents("key.log") == "run\n")
     }
 
+    /// Each step's definition but its `cacheKey` values is worked out before the command's
+    /// value is asked for, so that it is done while a command started ahead runs; the
+    /// definition finished is the one made at once.
+    @Test func aStepsDraftIsMadeWithoutItsCacheKeyCommandsValue() throws {
+        let fixture = try WorkflowFixture(
+            #"{"cacheKey": [{"command": "echo run >> key.log; echo 1"}], "procedures": [{"id": "a", "kind": "shell", "run": "true", "cache": true, "cacheKey": ["own"]}]}"#
+        )
+        defer { fixture.remove() }
+        let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/flow.json")
+        let step = try #require(workflow.steps.first)
+        let drafting = IncrementalStep.Context(workflow, directory: fixture.directory.path)
+        let draft = try #require(IncrementalStep.Draft(step, context: drafting))
+        #expect(!fixture.exists("key.log"))
+        let finished = draft.finished(with: drafting.keyValues)
+        #expect(fixture.contents("key.log") == "run\n")
+        let atOnce = IncrementalStep.Context(workflow, directory: fixture.directory.path)
+        let made = try #require(IncrementalStep(step, context: atOnce))
+        #expect(finished.definition == made.definition)
+        #expect(fixture.contents("key.log") == "run\nrun\n")
+        // Another value of the command, another definition.
+        try fixture.edit("echo 1", "echo 2")
+        let changed = try WorkflowLoader.load(path: fixture.directory.path + "/flow.json")
+        let changedStep = try #require(changed.steps.first)
+        let changedContext = IncrementalStep.Context(changed, directory: fixture.directory.path)
+        let other = try #require(IncrementalStep(changedStep, context: changedContext))
+        #expect(other.definition != made.definition)
+    }
+
     @Test(arguments: [
         (
             #"{"cacheKey": "cc", "procedures": [{"id": "a", "kind": "shell", "run": "true"}]}"#,

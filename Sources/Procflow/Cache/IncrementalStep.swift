@@ -7,9 +7,9 @@ struct IncrementalStep: Sendable {
     let id: String
     /// What a change of ``definition`` is called in an explanation: "command changed".
     let definitionName: String
-    /// The digest of its kind, command (variables filled in), output format and file
-    /// declarations.
-    let definition: Digest
+    /// The digest of its kind, command (variables filled in), output format, file
+    /// declarations and `cacheKey` parts' values.
+    private(set) var definition: Digest
     /// The digest of the environment the workflow gives it.
     let environment: Digest
     /// Each entry of that environment, for explanations (see ``StepRecord/environmentEntries``).
@@ -116,6 +116,50 @@ struct IncrementalStep: Sendable {
     /// The incremental step `step` stands for, in a workflow `context` describes; `nil` if it
     /// is not incremental.
     init?(_ step: Step, context: Context) {
+        guard let draft = Draft(step, context: context) else { return nil }
+        self = draft.finished(with: context.keyValues)
+    }
+
+    /// An incremental step whose definition lacks only its `cacheKey` parts' values: all the
+    /// rest is worked out, and hashed, while a `cacheKey` command the run started ahead runs.
+    struct Draft: Sendable {
+        fileprivate var step: IncrementalStep
+        /// The definition's digest so far.
+        fileprivate var hasher: SHA256
+        fileprivate let keyParts: [CacheKeyPart]
+
+        /// The draft of the incremental step `step` stands for; `nil` if it is not incremental.
+        init?(_ step: Step, context: Context) {
+            var hasher = SHA256()
+            var keyParts: [CacheKeyPart] = []
+            guard
+                let drafted = IncrementalStep(
+                    drafting: step, context: context, hasher: &hasher, keyParts: &keyParts)
+            else { return nil }
+            self.step = drafted
+            self.hasher = hasher
+            self.keyParts = keyParts
+        }
+
+        /// The step, its definition finished with its `cacheKey` parts' values (waiting for a
+        /// command's, the first time).
+        func finished(with values: CacheKeyValues) -> IncrementalStep {
+            var writer = BinaryWriter(capacity: 32 * keyParts.count)
+            for part in keyParts { writer.write(values.digest(of: part)) }
+            var hasher = hasher
+            hasher.update(writer.bytes)
+            var step = step
+            step.definition = hasher.finalize()
+            return step
+        }
+    }
+
+    /// Everything of the step but its definition's `cacheKey` values: the definition so far is
+    /// in `hasher`, the parts whose values end it in `keyParts`.
+    private init?(
+        drafting step: Step, context: Context, hasher: inout SHA256,
+        keyParts: inout [CacheKeyPart]
+    ) {
         // A forEach step's instances are incremental, each on its own; the step itself, which
         // gathers their outputs, is not.
         guard step.caching.isIncremental, !step.always, step.forEach == nil else { return nil }
@@ -168,10 +212,10 @@ struct IncrementalStep: Sendable {
             for pattern in list { writer.write(pattern.text) }
         }
         writer.write(step.caching.depfile ?? "")
-        let keyParts = context.keyParts + step.caching.keyParts
+        keyParts = context.keyParts + step.caching.keyParts
         writer.write(UInt32(keyParts.count))
-        for part in keyParts { writer.write(context.keyValues.digest(of: part)) }
-        definition = SHA256.hash(writer.bytes)
+        hasher.update(writer.bytes)
+        definition = .unknown
         self.environment = environment
         environmentEntries = entries
         directory = workingDirectory
@@ -330,15 +374,21 @@ extension IncrementalStep {
         all(in: workflow, context: Context(workflow, directory: directory))
     }
 
-    /// The incremental steps of `workflow`, by id, in `context`.
+    /// The incremental steps of `workflow`, by id, in `context`. All of each but its
+    /// `cacheKey` values is worked out first, while a `cacheKey` command started ahead runs.
     static func all(in workflow: Workflow, context: Context) -> [String: IncrementalStep] {
-        var steps: [String: IncrementalStep] = [:]
+        var drafts: [Draft] = []
         var forEachSteps: Set<String> = []
         workflow.forEachStep { nested in
             if nested.step.forEach != nil { forEachSteps.insert(nested.step.id) }
             // The steps of a forEach are incremental in its instances, with the item filled in.
             guard !nested.path.contains(where: forEachSteps.contains) else { return }
-            if let step = IncrementalStep(nested.step, context: context) { steps[step.id] = step }
+            if let draft = Draft(nested.step, context: context) { drafts.append(draft) }
+        }
+        var steps = [String: IncrementalStep](minimumCapacity: drafts.count)
+        for draft in drafts {
+            let step = draft.finished(with: context.keyValues)
+            steps[step.id] = step
         }
         return steps
     }
