@@ -42,6 +42,38 @@ struct ExplainCauseTests {
         }
     }
 
+    /// A step whose `cacheKey` gave another value is explained by its key, not as a changed
+    /// command; a changed command is one, whatever its key gave.
+    @Test func aChangedCacheKeyIsNamedAsSuch() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"cacheKey": [{"command": "cat toolchain.txt"}],
+             "procedures": [
+              {"id": "a", "kind": "shell", "run": "echo a >> runs.log; echo a > a.out",
+               "generates": ["a.out"]},
+              {"id": "b", "kind": "file", "op": "write", "path": "b.out", "content": "b",
+               "cache": true, "cacheKey": ["salt 1"]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("toolchain.txt", "cc 12\n")
+        #expect(try fixture.runSteps().ran == ["a"])
+        func explanations() throws -> [String: String] {
+            explained(try fixture.runSteps(["--explain"]).events)
+        }
+        try fixture.write("toolchain.txt", "cc 13\n")
+        #expect(try explanations() == ["a": "cacheKey changed", "b": "cacheKey changed"])
+        try fixture.edit("echo a > a.out", "echo A > a.out")
+        #expect(try explanations() == ["a": "command changed"])
+        // Both at once: the step changed.
+        try fixture.write("toolchain.txt", "cc 14\n")
+        try fixture.edit("echo A > a.out", "echo a > a.out")
+        try fixture.edit("salt 1", "salt 2")
+        #expect(try explanations() == ["a": "command changed", "b": "cacheKey changed"])
+        try fixture.edit(#""content": "b""#, #""content": "B""#)
+        #expect(try explanations() == ["b": "operation changed"])
+    }
+
     @Test func aDryRunListsTheInstancesThatRun() throws {
         let fixture = try WorkflowFixture(
             """

@@ -10,6 +10,10 @@ struct IncrementalStep: Sendable {
     /// The digest of its kind, command (variables filled in), output format, file
     /// declarations and `cacheKey` parts' values.
     private(set) var definition: Digest
+    /// The digest of the same without the `cacheKey` parts' values, when it has parts: to
+    /// tell, when the definition changed, whether the step itself did (``definitionName``)
+    /// or only what its `cacheKey` gives.
+    private(set) var definitionWithoutKey: Digest?
     /// The digest of the environment the workflow gives it.
     let environment: Digest
     /// Each entry of that environment, for explanations (see ``StepRecord/environmentEntries``).
@@ -147,8 +151,9 @@ struct IncrementalStep: Sendable {
             var writer = BinaryWriter(capacity: 32 * keyParts.count)
             for part in keyParts { writer.write(values.digest(of: part)) }
             var hasher = hasher
-            hasher.update(writer.bytes)
             var step = step
+            if !keyParts.isEmpty { step.definitionWithoutKey = hasher.finalize() }
+            hasher.update(writer.bytes)
             step.definition = hasher.finalize()
             return step
         }

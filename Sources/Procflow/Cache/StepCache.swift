@@ -97,6 +97,10 @@ public final class StepCache: @unchecked Sendable {
             directory: step.directory, inputs: wired.sorted { $0.name < $1.name },
             sources: sources, discovered: [], outputs: [], value: [])
         record.environmentEntries = step.environmentEntries
+        if let base = step.definitionWithoutKey {
+            record.environmentEntries.append(
+                StepRecord.Input(name: StepExplanation.definitionWithoutKey, digest: base))
+        }
         return record
     }
 

@@ -8,7 +8,9 @@ enum StepExplanation {
         files: FileDigests
     ) -> String {
         var reasons: [String] = []
-        if current.definition != latest.definition { reasons.append(step.definitionName) }
+        if current.definition != latest.definition {
+            reasons.append(definitionChange(current, against: latest, of: step))
+        }
         if current.directory != latest.directory { reasons.append("working directory changed") }
         if current.environment != latest.environment {
             let entries = compare(current.environmentEntries, with: latest.environmentEntries)
@@ -36,11 +38,32 @@ enum StepExplanation {
         return reasons.count > 3 ? "\(shown) (and \(reasons.count - 3) more)" : shown
     }
 
+    /// The name of the entry (among a record's ``StepRecord/environmentEntries``, which serve
+    /// explanations only) that holds the digest of the step's definition without its
+    /// `cacheKey` values.
+    static let definitionWithoutKey = "definition without cacheKey"
+
+    /// Why a definition changed: the step itself ("command changed"), or only what its
+    /// `cacheKey` gives ("cacheKey changed": a command's output, a file, a text); the step's
+    /// words when the earlier record cannot tell (it kept no definition without its key).
+    private static func definitionChange(
+        _ current: StepRecord, against latest: StepRecord, of step: IncrementalStep
+    ) -> String {
+        func withoutKey(_ record: StepRecord) -> Digest? {
+            record.environmentEntries.last { $0.name == definitionWithoutKey }?.digest
+        }
+        guard let now = withoutKey(current), let before = withoutKey(latest), now == before
+        else { return step.definitionName }
+        return "cacheKey changed"
+    }
+
     /// What changed between two lists of environment entries: "variable cflags changed",
     /// "env CC is new", "dotenv .env: TOKEN is gone". Nothing when the earlier record kept none.
     private static func compare(_ current: [StepRecord.Input], with earlier: [StepRecord.Input])
         -> [String]
     {
+        let current = current.filter { $0.name != definitionWithoutKey }
+        let earlier = earlier.filter { $0.name != definitionWithoutKey }
         guard !earlier.isEmpty else { return [] }
         let before = Dictionary(earlier.map { ($0.name, $0.digest) }) { first, _ in first }
         var reasons: [String] = []
