@@ -218,3 +218,37 @@ struct TerminalTests {
         #expect(ANSIEscapes.safeCut(escape, limit: 7) == 7)
     }
 }
+
+@Suite("Durations as people read them")
+struct DurationTextTests {
+    /// The words `String(format:)` gave before (it is no longer used: its first use costs a
+    /// quarter of a millisecond).
+    private func formatted(_ seconds: Double) -> String {
+        if seconds < 1 { return "\(Int((seconds * 1000).rounded())) ms" }
+        if seconds < 60 {
+            let tenths = (seconds * 10).rounded() / 10
+            return tenths == tenths.rounded()
+                ? "\(Int(tenths)) s" : String(format: "%.1f s", tenths)
+        }
+        let whole = Int(seconds.rounded())
+        return String(format: "%d min %02d s", whole / 60, whole % 60)
+    }
+
+    @Test func theWordsAreThoseOfPrintf() {
+        #expect(formatDuration(0.388) == "388 ms")
+        #expect(formatDuration(1) == "1 s")
+        #expect(formatDuration(1.23) == "1.2 s")
+        #expect(formatDuration(2.25) == "2.3 s")
+        #expect(formatDuration(59.96) == "60 s")
+        #expect(formatDuration(61) == "1 min 01 s")
+        #expect(formatDuration(3_599.6) == "60 min 00 s")
+        #expect(formatDuration(7_322) == "122 min 02 s")
+        var generator = SystemRandomNumberGenerator()
+        let samples =
+            stride(from: 0.0, through: 130, by: 0.005).map { $0 }
+            + (0..<2_000).map { _ in Double.random(in: 0..<100_000, using: &generator) }
+        for seconds in samples {
+            #expect(formatDuration(seconds) == formatted(seconds), "\(seconds)")
+        }
+    }
+}
