@@ -1081,20 +1081,28 @@ struct IncrementalGraphTests {
 
 @Suite("Steps settled before the run")
 struct SettledStepTests {
-    @Test func aStepUpToDateBeforeTheRunGetsAProcedureOnlyWhenAStepTakesItsOutput() throws {
-        let fixture = try IncrementalRunTests.pipelineFixture()
-        defer { fixture.remove() }
-        _ = try fixture.runSteps()
-        try fixture.write("other.txt", "changed\n")
+    /// Runs the pipeline fixture's workflow in this process, with its cache, after clearing
+    /// its `runs.log`: the runner (to ask what it built) and the summary.
+    private static func run(
+        _ fixture: WorkflowFixture, reportingTo reporters: [any Reporter] = []
+    ) throws -> (WorkflowRunner, RunSummary) {
         try fixture.delete("runs.log")
         let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/flow.json")
         let cache = StepCache(
             directory: StateDirectory(path: fixture.directory.path + "/.procflow"),
             workflowFile: workflow.path, stepIDs: ["gen", "use", "other"])
-        let reporter = CollectingReporter()
         let runner = WorkflowRunner(
-            workflow: workflow, options: .init(cache: cache), reporters: [reporter])
-        let summary = runner.run()
+            workflow: workflow, options: .init(cache: cache), reporters: reporters)
+        return (runner, runner.run())
+    }
+
+    @Test func aStepUpToDateBeforeTheRunGetsAProcedureOnlyWhenAStepTakesItsOutput() throws {
+        let fixture = try IncrementalRunTests.pipelineFixture()
+        defer { fixture.remove() }
+        _ = try fixture.runSteps()
+        try fixture.write("other.txt", "changed\n")
+        let reporter = CollectingReporter()
+        let (runner, summary) = try Self.run(fixture, reportingTo: [reporter])
         #expect(summary.result == .succeeded)
         #expect(fixture.ran == ["other"])
         #expect(summary.rows.map(\.status) == [.cached, .cached, .succeeded])
@@ -1116,13 +1124,7 @@ struct SettledStepTests {
         // gen runs again and makes the same mid.txt and output: use, decided once gen has
         // ended, is up to date.
         try fixture.write("in.txt", "a  b  c\n")
-        try fixture.delete("runs.log")
-        let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/flow.json")
-        let cache = StepCache(
-            directory: StateDirectory(path: fixture.directory.path + "/.procflow"),
-            workflowFile: workflow.path, stepIDs: ["gen", "use", "other"])
-        let runner = WorkflowRunner(workflow: workflow, options: .init(cache: cache), reporters: [])
-        let summary = runner.run()
+        let (runner, summary) = try Self.run(fixture)
         #expect(summary.result == .succeeded)
         #expect(fixture.ran == ["gen"])
         #expect(summary.rows.map(\.status) == [.succeeded, .cached, .cached])
