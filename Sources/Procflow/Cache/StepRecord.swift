@@ -42,7 +42,9 @@ struct StepRecord: Sendable, Equatable {
     var value: [UInt8]
     /// Each entry of ``environment`` by where it comes from (`variable cflags`, `env CC`,
     /// `dotenv .env: TOKEN`) with the digest of its name and value, for explanations only
-    /// (secrets together, as one entry); empty in a record that came without them.
+    /// (secrets together, as one entry); empty in a record that came without them. For a step
+    /// with `cacheKey` parts, also the digest of its definition without their values
+    /// (``StepExplanation/definitionWithoutKey``), to tell a changed key from a changed step.
     var environmentEntries: [Input] = []
 
     /// The digest of everything known before the step runs (not what its depfile names):
