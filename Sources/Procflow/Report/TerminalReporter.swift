@@ -135,7 +135,7 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
     /// its own: hundreds of lines were a tenth of a run of one step among them).
     private func heldText() -> String {
         let held = held ?? []
-        let upToDate = Array((" " + style.green("✓ up to date") + "\n").utf8)
+        let upToDate = Array(upToDateSuffix.utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(held.count * (prefixWidth + upToDate.count + 12))
         for waiting in held {
@@ -384,6 +384,11 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         let noDuration = Array(padded("–", 9).utf8)
         var counts = [Int](repeating: 0, count: statuses.count)
         let space = UInt8(ascii: " ")
+        // The two spaces between columns.
+        func gap() {
+            bytes.append(space)
+            bytes.append(space)
+        }
         // By index, each field read where it is: a row copied whole per step was a seventh of
         // the table's cost.
         let rows = summary.rows
@@ -393,18 +398,15 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             let depth = rows[position].path.count
             bytes.append(contentsOf: repeatElement(space, count: 2 + 2 * depth))
             put(rows[position].shown, paddedTo: width - 2 * depth)
-            bytes.append(space)
-            bytes.append(space)
+            gap()
             bytes.append(contentsOf: statusColumns[index])
-            bytes.append(space)
-            bytes.append(space)
+            gap()
             if let duration = rows[position].duration {
                 put(formatDuration(duration), paddedTo: 9)
             } else {
                 bytes.append(contentsOf: noDuration)
             }
-            bytes.append(space)
-            bytes.append(space)
+            gap()
             if let reason = rows[position].reason { put(reason) }
             bytes.append(UInt8(ascii: "\n"))
         }
