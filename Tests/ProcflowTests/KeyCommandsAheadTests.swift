@@ -60,4 +60,32 @@ struct KeyCommandsAheadTests {
             of: command, in: directory, environment: environment, taking: true)
         #expect(runs(in: directory) == 3)
     }
+
+    /// A run's `cacheKey` commands (the workflow's and a step's own) start as its state is
+    /// opened, before any step is drafted, with the environment the run gives them: the run
+    /// then takes their results and runs neither again.
+    @Test func aRunsKeyCommandsStartAsItsStateOpensAndItTakesTheirResults() throws {
+        let fixture = try WorkflowFixture(
+            #"{"env": {"TOOL": "1.0"}, "cacheKey": [{"command": "echo ran >> runs.log; echo \"$TOOL\""}], "procedures": [{"id": "a", "kind": "shell", "run": "true", "cache": true, "cacheKey": [{"command": "echo ran >> own.log"}]}, {"id": "b", "kind": "shell", "run": "true"}]}"#
+        )
+        defer { fixture.remove() }
+        let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/flow.json")
+        let session = RunSession(
+            settings: .init(
+                stateDirectory: StateDirectory(path: fixture.directory.path + "/.procflow"),
+                environment: ProcessInfo.processInfo.environment))
+        let cache = session.openCache(for: workflow, startingKeyCommands: true) { _ in }
+        #expect(cache != nil)
+        // No runner yet, no step drafted: the commands were started with the state.
+        #expect(eventually { fixture.exists("runs.log") && fixture.exists("own.log") })
+        // The runner alone, not the session's run: that sweeps the test process's other
+        // children as leftovers when it ends.
+        let runner = WorkflowRunner(
+            workflow: workflow,
+            options: .init(environment: session.settings.environment, cache: cache),
+            reporters: [])
+        #expect(runner.run().result == .succeeded)
+        #expect(fixture.contents("runs.log") == "ran\n")
+        #expect(fixture.contents("own.log") == "ran\n")
+    }
 }

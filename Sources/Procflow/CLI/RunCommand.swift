@@ -359,13 +359,18 @@ struct RunCommand: ParsableCommand {
                 || !snapshot.isOf(workflow: bytes, otherFiles: otherFiles)
                 || !snapshot.keyCommandsGiveTheSame() ? nil : snapshot
         }
+        let targetProblem = unknownTarget(in: loaded, chosenTargets)
+        // The cacheKey commands run while the state is read, unless no run follows (a dry
+        // run, an unknown target) to take their results.
         let cache =
-            settledBySnapshot != nil ? nil : session.openCache(for: loaded, warn: warn(console))
+            settledBySnapshot != nil
+            ? nil
+            : session.openCache(
+                for: loaded, startingKeyCommands: !dryRun && targetProblem == nil,
+                warn: warn(console))
         // Otherwise the run may change what the snapshot says.
         if settledBySnapshot == nil { check.invalidate(with: cache) }
-        if let problem = unknownTarget(in: loaded, chosenTargets) {
-            return Self.usageError(problem, console: console)
-        }
+        if let problem = targetProblem { return Self.usageError(problem, console: console) }
         let workflow = chosenTargets.isEmpty ? loaded : loaded.restricted(to: chosenTargets)
         if dryRun {
             let plan = Plan(workflow, cache: force ? nil : cache)

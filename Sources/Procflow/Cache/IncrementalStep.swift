@@ -88,11 +88,7 @@ struct IncrementalStep: Sendable {
             dotenvList = workflow.dotenv
             keyParts = workflow.cacheKey
             keyValues = CacheKeyValues(
-                directory: directory, environment: own,
-                additions: workflow.dotenv.map { .init(name: $0.name, value: $0.value, weak: true) }
-                    + (workflow.variables + workflow.environment).map {
-                        .init(name: $0.name, value: $0.value, weak: false)
-                    })
+                directory: directory, environment: own, additions: Self.keyAdditions(of: workflow))
             // Commands see the dotenv files' variables too, under the workflow's own: first,
             // so that a digest keeps the value they see.
             environment = IncrementalStep.digest(
@@ -114,6 +110,51 @@ struct IncrementalStep: Sendable {
             environmentEntries = entries
             environmentEntryList = entries.list
             variableEntryList = variableEntries.list
+        }
+
+        /// What `workflow` adds to procflow's environment for its `cacheKey` commands.
+        private static func keyAdditions(of workflow: Workflow) -> [CacheKeyValues.Addition] {
+            workflow.dotenv.map { .init(name: $0.name, value: $0.value, weak: true) }
+                + (workflow.variables + workflow.environment).map {
+                    .init(name: $0.name, value: $0.value, weak: false)
+                }
+        }
+
+        /// Starts the `cacheKey` commands of `workflow`'s incremental steps, as the context
+        /// made with the same `directory` and `environment` will run them, so that they run
+        /// while the run reads its state and drafts its steps (``KeyCommandsAhead``).
+        ///
+        /// Only for a run that takes them: a result started ahead stands until a run takes it.
+        static func startKeyCommands(
+            of workflow: Workflow, directory: String, environment own: [String: String]
+        ) {
+            var ownCommands: [String] = []
+            var incremental = false
+            var forEachSteps: Set<String> = []
+            workflow.forEachStep { nested in
+                let step = nested.step
+                if step.forEach != nil { forEachSteps.insert(step.id) }
+                // As ``all(in:context:)`` drafts them: not the steps of a forEach.
+                guard step.caching.isIncremental, !step.always, step.forEach == nil,
+                    !nested.path.contains(where: forEachSteps.contains)
+                else { return }
+                incremental = true
+                for case .command(let command) in step.caching.keyParts {
+                    ownCommands.append(command)
+                }
+            }
+            guard incremental else { return }
+            var commands: [String] = []
+            for case .command(let command) in workflow.cacheKey { commands.append(command) }
+            for command in ownCommands where !commands.contains(command) {
+                commands.append(command)
+            }
+            guard !commands.isEmpty else { return }
+            let environment = CacheKeyValues.environment(
+                own, adding: keyAdditions(of: workflow))
+            for command in commands {
+                KeyCommandsAhead.start(command, in: directory, environment: environment)
+            }
         }
     }
 

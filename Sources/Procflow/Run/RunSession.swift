@@ -35,8 +35,12 @@ struct RunSession: Sendable {
 
     /// The state of `workflow`'s incremental steps, unless `--no-cache` or no step is
     /// incremental, or the state directory must not be used; `warn` gets what reading it
-    /// found wrong.
-    func openCache(for workflow: Workflow, warn: (String) -> Void) -> StepCache? {
+    /// found wrong. With `startingKeyCommands`, the steps' `cacheKey` commands are started
+    /// first, to run while the state is read: for a run of `workflow` that comes next, and
+    /// only one (a result started ahead stands until a run takes it).
+    func openCache(
+        for workflow: Workflow, startingKeyCommands: Bool = false, warn: (String) -> Void
+    ) -> StepCache? {
         guard !settings.noCache else { return nil }
         var ids: Set<String> = []
         var forEachIDs: Set<String> = []
@@ -51,9 +55,12 @@ struct RunSession: Sendable {
             warn("\(refusal); every step runs")
             return nil
         }
-        let remote = settings.remote.map {
-            RemoteCache(settings: $0, root: WorkflowRunner.directory(of: workflow))
+        let root = WorkflowRunner.directory(of: workflow)
+        if startingKeyCommands {
+            IncrementalStep.Context.startKeyCommands(
+                of: workflow, directory: root, environment: settings.environment)
         }
+        let remote = settings.remote.map { RemoteCache(settings: $0, root: root) }
         let cache = StepCache(
             directory: settings.stateDirectory, workflowFile: workflow.path, stepIDs: ids,
             forEachIDs: forEachIDs, remote: remote)
