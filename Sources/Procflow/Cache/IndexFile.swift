@@ -1,5 +1,14 @@
+import ProcedureKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// A workflow file's index in the state directory (each step's last run): read once when a run
-/// starts, and merged with what other runs wrote since, under the index's lock, when it ends.
+/// starts; when it ends, the records it changed are appended to it, or merged with what other
+/// runs wrote since, under the index's lock.
 struct IndexFile {
     let directory: StateDirectory
     /// The index's path.
@@ -8,9 +17,10 @@ struct IndexFile {
     private let workflowFile: String
     /// What the index held when it was read (empty if it was missing, damaged or foreign).
     let loaded: StateIndex
-    /// The index file's status when it was read, to tell whether another run has written it
-    /// since.
-    private let loadedStatus: FileStatus?
+    /// The index file's status and layout when it was read, then as this process last wrote
+    /// it, to tell whether another run has written it since and whether an entry can be
+    /// appended to it.
+    private let written: Locked<(status: FileStatus?, layout: StateFile.Layout)>
     /// Whether it was read whole: a damaged state means a full run, histories unused.
     let isSound: Bool
     /// What went wrong reading it, for the run to warn about.
@@ -25,12 +35,13 @@ struct IndexFile {
         var warnings: [String] = []
         var isSound = true
         var index = StateIndex()
-        loadedStatus = FileSystem.status(path)
+        var layout = StateFile.Layout()
+        let loadedStatus = FileSystem.status(path)
         if loadedStatus != nil {
             switch POSIXIO.readFile(path) {
             case .success(let bytes):
                 do {
-                    index = try StateIndex(decoding: bytes)
+                    (index, layout) = try StateIndex.decoding(bytes)
                 } catch {
                     warnings.append(
                         "ignoring the state in \(path): \(error); every incremental step runs")
@@ -47,6 +58,7 @@ struct IndexFile {
             warnings.append("the state directory \(directory.path) is not a directory")
         }
         loaded = index
+        written = Locked((loadedStatus, layout))
         self.isSound = isSound
         self.warnings = warnings
     }
@@ -56,6 +68,10 @@ struct IndexFile {
     /// `isKnown` accepts; counts `stored` more bytes in the store and prunes it past its
     /// bound. Another run's record that this one replaces is handed to `replaced`.
     ///
+    /// If no other run wrote the index since, and it has no record to drop, the records are
+    /// appended to it; otherwise, or once its entries pass half of its base, it is
+    /// written whole.
+    ///
     /// - Throws: a ``CacheProblem`` if the index cannot be written.
     func save(
         _ learnt: StateIndex, changed: Set<String>, stored: Int64,
@@ -64,9 +80,22 @@ struct IndexFile {
         try directory.prepare()
         let lock = IndexLock(path: directory.lock(for: workflowFile))
         defer { lock.release() }
+        let (before, layout) = written.withLock { $0 }
+        let now = FileSystem.status(path)
+        if now != nil, now == before, layout.isAppendable,
+            learnt.storeSize + stored <= StateDirectory.defaultMaximumSize,
+            !learnt.steps.keys.contains(where: { !isKnown($0) })
+        {
+            let entry = StateIndex.entry(
+                changed.sorted().map { ($0, learnt.steps[$0]) }, stored: stored)
+            if layout.appendedLength + entry.count <= max(Self.leastAppended, layout.baseLength / 2)
+            {
+                try append(entry, to: layout)
+                return
+            }
+        }
         var merged = learnt
-        if let now = FileSystem.status(path), now != loadedStatus,
-            case .success(let bytes) = POSIXIO.readFile(path),
+        if let now, now != before, case .success(let bytes) = POSIXIO.readFile(path),
             let written = try? StateIndex(decoding: bytes)
         {
             merged = written
@@ -88,6 +117,41 @@ struct IndexFile {
             merged.storeSize =
                 directory.prune(toAtMost: StateDirectory.defaultMaximumSize / 4 * 3).remaining
         }
-        try StateDirectory.write(merged.encoded(), to: path, temporary: directory.temporary)
+        let bytes = merged.encoded()
+        try StateDirectory.write(bytes, to: path, temporary: directory.temporary)
+        remember(StateFile.Layout(baseLength: bytes.count, isAppendable: true))
+    }
+
+    /// The most bytes of entries an index's file holds before it is written whole, however
+    /// small its base: a small index is cheap to write again, but not at every run.
+    static let leastAppended = 16 << 10
+
+    /// Appends `entry` to the index's file, whose layout is `layout`.
+    private func append(_ entry: [UInt8], to layout: StateFile.Layout) throws(CacheProblem) {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw CacheProblem(message: "cannot open \(path): \(POSIXIO.Failure.current.message)")
+        }
+        defer { close(descriptor) }
+        var failure: POSIXIO.Failure?
+        entry.withUnsafeBytes { buffer in
+            do throws(POSIXIO.Failure) {
+                try POSIXIO.write(buffer, to: descriptor)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure {
+            throw CacheProblem(message: "cannot write \(path): \(failure.message)")
+        }
+        var after = layout
+        after.appendedLength += entry.count
+        remember(after)
+    }
+
+    /// Keeps the index file's status now, as this process wrote it with `layout`.
+    private func remember(_ layout: StateFile.Layout) {
+        let status = FileSystem.status(path)
+        written.withLock { $0 = (status, layout) }
     }
 }

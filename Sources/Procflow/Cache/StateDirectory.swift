@@ -12,7 +12,8 @@
 ///   .gitignore             "*": the directory is never committed
 ///   build.json-1a2b3c4d5e6f.state
 ///                          one index per workflow file: each step's last run, file digests
-///                          (named by the file's name and the digest of its path from here)
+///                          (named by the file's name and the digest of its path from here),
+///                          with the records later runs changed appended
 ///   build.json-1a2b3c4d5e6f.lock
 ///                          held while a run merges its index into the file
 ///   build.json-1a2b3c4d5e6f.uptodate
@@ -28,7 +29,8 @@
 /// Every file is written whole and renamed into place, so a reader sees the old version or
 /// the new one; objects and histories are named by digests, so two runs writing one name
 /// write the same thing (or, for a history, either is right). Only the index is
-/// read-modified-written, under the lock.
+/// read-modified-written, or appended to, under the lock: a reader takes its entries up to
+/// the first that is not whole.
 ///
 /// The directory and everything in it is private to its user (0700 and 0600, whatever the
 /// umask): generated files can be keys and tokens. A directory another user owns or can write

@@ -85,4 +85,106 @@ enum StateFile {
         guard let value else { throw problem }
         return value
     }
+
+    // MARK: - Files that entries are appended to
+
+    /// How a file that entries are appended to was laid out when it was read.
+    struct Layout: Sendable, Equatable {
+        /// The length of the base, the whole file's header included.
+        var baseLength = 0
+        /// The length of the entries after the base.
+        var appendedLength = 0
+        /// Whether an entry can be appended: the file has the appendable layout and ends with a
+        /// whole entry (a torn one would hide every entry after it).
+        var isAppendable = false
+    }
+
+    /// `body` as the base of a file that entries are appended to: the header (with
+    /// `version`), the body's length, the body.
+    static func wrapAppendable(_ body: [UInt8], as kind: Kind, version: UInt32) -> [UInt8] {
+        var writer = BinaryWriter(capacity: headerSize + 8 + body.count)
+        writer.write(kind.rawValue)
+        writer.write(version)
+        writer.write(body.withUnsafeBytes { Checksum.of($0) })
+        writer.write(UInt64(body.count))
+        var bytes = writer.bytes
+        bytes.append(contentsOf: body)
+        return bytes
+    }
+
+    /// `body` as an entry to append: its length, its checksum, itself.
+    static func appendedEntry(_ body: [UInt8]) -> [UInt8] {
+        var writer = BinaryWriter(capacity: 12 + body.count)
+        writer.write(UInt32(body.count))
+        writer.write(body.withUnsafeBytes { Checksum.of($0) })
+        var bytes = writer.bytes
+        bytes.append(contentsOf: body)
+        return bytes
+    }
+
+    /// Reads a file that entries are appended to: `read` reads the base, checked, and `apply`
+    /// each whole entry in turn, up to the first that is not (torn, or being written). A file
+    /// of ``version``, written whole before entries were appended, is read as a base alone.
+    ///
+    /// `apply` must change nothing unless it read its entry to the end.
+    ///
+    /// - Throws: a ``Problem`` when the base's envelope is wrong, or when `read` finds the
+    ///   base truncated.
+    static func unwrapAppendable<T>(
+        _ bytes: [UInt8], as kind: Kind, version appendable: UInt32,
+        _ read: (inout BinaryReader) throws(BinaryReader.Truncated) -> T,
+        applying apply: (inout T, inout BinaryReader) throws(BinaryReader.Truncated) -> Void
+    ) throws(Problem) -> (T, Layout) {
+        let found = bytes.withUnsafeBytes { buffer -> (magic: UInt64, version: UInt32)? in
+            var reader = BinaryReader(buffer)
+            guard buffer.count >= headerSize, let magic = try? reader.uint64(),
+                let version = try? reader.uint32()
+            else { return nil }
+            return (magic, version)
+        }
+        if let found, found.magic == kind.rawValue, found.version == version {
+            let value = try unwrap(bytes, as: kind, read)
+            return (value, Layout(baseLength: bytes.count))
+        }
+        guard let found, found.magic == kind.rawValue else {
+            throw Problem.damaged("not a procflow state file")
+        }
+        guard found.version == appendable else { throw Problem.foreignVersion(found.version) }
+        var problem = Problem.damaged("its content ends early or late")
+        let result = bytes.withUnsafeBytes { buffer -> (T, Layout)? in
+            var header = BinaryReader(buffer, from: 12)
+            let checksum = try! header.uint64()
+            guard let length = try? header.uint64(), length <= UInt64(buffer.count - headerSize - 8)
+            else { return nil }
+            let baseEnd = headerSize + 8 + Int(length)
+            let body = UnsafeRawBufferPointer(rebasing: buffer[(headerSize + 8)..<baseEnd])
+            guard Checksum.of(body) == checksum else {
+                problem = .damaged("its checksum is wrong")
+                return nil
+            }
+            var bodyReader = BinaryReader(body)
+            guard var value = try? read(&bodyReader), bodyReader.isAtEnd else { return nil }
+            var end = baseEnd
+            while buffer.count - end >= 12 {
+                var entryHeader = BinaryReader(buffer, from: end)
+                let entryLength = Int(try! entryHeader.uint32())
+                let entryChecksum = try! entryHeader.uint64()
+                guard entryLength <= buffer.count - end - 12 else { break }
+                let entry = UnsafeRawBufferPointer(
+                    rebasing: buffer[(end + 12)..<(end + 12 + entryLength)])
+                guard Checksum.of(entry) == entryChecksum else { break }
+                var entryReader = BinaryReader(entry)
+                guard (try? apply(&value, &entryReader)) != nil else { break }
+                end += 12 + entryLength
+            }
+            return (
+                value,
+                Layout(
+                    baseLength: baseEnd, appendedLength: end - baseEnd,
+                    isAppendable: end == buffer.count)
+            )
+        }
+        guard let result else { throw problem }
+        return result
+    }
 }
