@@ -89,11 +89,16 @@ struct EventOrderTests {
         #expect(reasons(events)["inside"] == "branch never did not run")
     }
 
-    @Test func retriesStartEachAttemptAndTellHowLongTheFailedOneRanAndTheBackoff() throws {
+    /// The same whether the step is incremental (its wrapper announces no start of its own)
+    /// or not.
+    @Test(arguments: [false, true])
+    func retriesStartEachAttemptAndTellHowLongTheFailedOneRanAndTheBackoff(incremental: Bool)
+        throws
+    {
         let fixture = try WorkflowFixture(
             """
             {"procedures": [
-              {"id": "flaky", "kind": "shell",
+              {"id": "flaky", "kind": "shell", "cache": \(incremental),
                "run": "n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; sleep 0.1; [ $n -ge 3 ]",
                "retry": {"attempts": 4, "backoff": "constant", "delay": 0.2}}
             ]}

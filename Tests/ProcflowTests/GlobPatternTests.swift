@@ -103,4 +103,28 @@ struct GlobPatternTests {
                 "missing.txt missing", "out/one found", "out/two/three found", "src/a.c found",
             ])
     }
+
+    /// A step's files come sorted by path, each once, whether they were named in order (a
+    /// link's objects), out of order, or twice; a file in the excluded folder is left out.
+    @Test func namedFilesComeSortedAndEachOnce() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("state"), withIntermediateDirectories: true)
+        for file in ["a.o", "b.o", "c.o", "state/x", "statement"] {
+            try Data(file.utf8).write(to: root.appendingPathComponent(file))
+        }
+        let base = root.path
+        func expand(_ names: [String]) throws -> [String] {
+            let files = IncrementalStep.Files(try names.map { try GlobPattern($0) }, in: base)
+            return files.expand(in: base, excluding: base + "/state").map {
+                String($0.path.dropFirst(base.count + 1))
+            }
+        }
+        #expect(try expand(["a.o", "b.o", "c.o"]) == ["a.o", "b.o", "c.o"])
+        #expect(try expand(["c.o", "a.o", "b.o"]) == ["a.o", "b.o", "c.o"])
+        #expect(try expand(["a.o", "b.o", "b.o", "c.o"]) == ["a.o", "b.o", "c.o"])
+        #expect(try expand(["b.o", "a.o", "b.o"]) == ["a.o", "b.o"])
+        #expect(try expand(["a.o", "state", "state/x", "statement"]) == ["a.o", "statement"])
+    }
 }

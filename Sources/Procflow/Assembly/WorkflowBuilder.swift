@@ -352,22 +352,24 @@ final class WorkflowBuilder: @unchecked Sendable {
     /// cache says it must, if the step is incremental and the run uses the cache.
     private func incremental(
         _ step: Step, environmentInputs: ShellProcedure.EnvironmentInputs? = nil,
-        _ work: @escaping @Sendable () -> any OutputProcedure<JSONValue>
+        _ work: @escaping @Sendable () -> any StepWork
     ) -> any OutputProcedure<JSONValue> {
         guard let incremental = settings.incremental,
             let spec = incremental.steps[step.id]
                 ?? IncrementalStep(step, context: incremental.stepContext)
         else { return work() }
+        // A step with `retry` is a retry, whose attempts announce their starts: told here,
+        // not by a cast to a protocol once the procedure is made (`attempts(of:_:)`).
         return IncrementalStepProcedure(
             spec, environmentInputs: environmentInputs, context: incremental.context,
-            makeWork: work)
+            announcesAttempts: step.retry != nil, makeWork: work)
     }
 
     /// The step's procedure: one attempt, or a retry making attempts with `make`. Each attempt
     /// gets the step's timeout.
     private func attempts<P: Procedure & InputProcedure<JSONValue> & OutputProcedure<JSONValue>>(
         of step: Step, _ make: @escaping @Sendable () -> P
-    ) -> any OutputProcedure<JSONValue> {
+    ) -> any StepWork {
         let timeout = step.timeout
         let places = places(of: step)
         let makeAttempt: @Sendable () -> P = {

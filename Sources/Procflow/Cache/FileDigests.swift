@@ -32,6 +32,8 @@ final class FileDigests: @unchecked Sendable {
         /// While nothing runs (``whileNothingRuns(_:)``): the statuses seen, so that a file
         /// many steps read is looked at once.
         var statuses: [String: FileStatus?]?
+        /// How many files the run is expected to look at.
+        var expected = 0
     }
 
     /// The digest every directory has: a directory's content is its listing, which its
@@ -41,10 +43,18 @@ final class FileDigests: @unchecked Sendable {
     private let reader = ContentStore(directory: "", temporaryDirectory: "")
     private let state = Locked(State())
 
+    /// Makes room for `count` files, so that the run's tables do not grow as it goes.
+    func reserveCapacity(_ count: Int) {
+        state.withLock { state in
+            state.hashed.reserveCapacity(count)
+            state.expected = count
+        }
+    }
+
     /// Calls `body`, during which no file changes (nothing runs): each file's status is
     /// looked up once.
     func whileNothingRuns<T>(_ body: () -> T) -> T {
-        state.withLock { $0.statuses = [:] }
+        state.withLock { $0.statuses = Dictionary(minimumCapacity: $0.expected) }
         defer { state.withLock { $0.statuses = nil } }
         return body()
     }

@@ -61,8 +61,13 @@ extension IncrementalStep.Files {
         status: (String) -> FileStatus? = FileSystem.status
     ) -> [(path: String, status: FileStatus?)] {
         var found: [(path: String, status: FileStatus?)] = []
+        found.reserveCapacity(paths.count)
+        let excludedFolder = excluded.map { $0 + "/" }
         for path in paths {
-            if excluded.map({ path == $0 || path.hasPrefix($0 + "/") }) ?? false { continue }
+            if let excluded, let excludedFolder, path == excluded || path.hasPrefix(excludedFolder)
+            {
+                continue
+            }
             guard let status = status(path) else {
                 found.append((path, nil))
                 continue
@@ -79,7 +84,10 @@ extension IncrementalStep.Files {
             }
         }
         guard found.count > 1 else { return found }
+        // Named in order, each once, as a link's objects mostly are: nothing to sort or drop.
+        if zip(found, found.dropFirst()).allSatisfy({ $0.path < $1.path }) { return found }
         var seen: Set<String> = []
+        seen.reserveCapacity(found.count)
         return found.filter { seen.insert($0.path).inserted }.sorted { $0.path < $1.path }
     }
 }

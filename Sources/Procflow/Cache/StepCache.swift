@@ -64,6 +64,12 @@ public final class StepCache: @unchecked Sendable {
         indexFile = IndexFile(directory: directory, workflowFile: workflowFile)
         warnings = indexFile.warnings
         state.withLock { $0.index = indexFile.loaded }
+        // Room for every file the records name, once: not grown as the steps are decided.
+        var files = 0
+        for record in indexFile.loaded.steps.values {
+            files += record.sources.count + record.discovered.count + record.outputs.count
+        }
+        self.files.reserveCapacity(files)
     }
 
     // MARK: - Deciding
