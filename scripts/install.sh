@@ -98,12 +98,18 @@ built="$("${build[@]}" --show-bin-path)/procflow"
 # Install through a temporary file in the same directory, so that a running procflow is
 # never overwritten in place and an interrupted install leaves no half-written binary.
 staged=$(mktemp "$bin/.procflow.XXXXXX")
-trap 'rm -f "$staged"' EXIT
-cp "$built" "$staged"
+trap 'rm -f "$staged" "$staged.stripped"' EXIT
 if command -v strip >/dev/null; then
-    strip "$staged"
+    # Stripped into a file of its own, then copied: the page cache keeps a file that strip
+    # wrote in small pages, and every start of the binary mapped it with more work in the
+    # kernel until it was evicted and read again (a run of the Lua benchmark's check: 0.3 to
+    # 0.6 ms more system time than a copy of the same bytes).
+    strip -o "$staged.stripped" "$built"
+    cat "$staged.stripped" > "$staged"
+    rm -f "$staged.stripped"
 else
     echo "install.sh: strip was not found (binutils): installing the unstripped binary." >&2
+    cp "$built" "$staged"
 fi
 chmod 755 "$staged"
 mv -f "$staged" "$bin/procflow"

@@ -449,7 +449,7 @@ struct IncrementalRunTests {
         bytes[8] = 99
         try bytes.write(to: index)
         let foreign = try fixture.run()
-        #expect(foreign.stderr.contains("it has format version 99, and this procflow reads 2"))
+        #expect(foreign.stderr.contains("it has format version 99, and this procflow reads 3"))
         try Data("garbage".utf8).write(to: index)
         let garbage = try fixture.run()
         #expect(garbage.status == 0)

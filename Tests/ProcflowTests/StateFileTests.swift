@@ -91,7 +91,9 @@ struct StateFileTests {
         }
         var foreign = bytes
         foreign[8] = 9  // the version
-        #expect(throws: StateFile.Problem.foreignVersion(9)) { try StateIndex(decoding: foreign) }
+        #expect(throws: StateFile.Problem.foreignVersion(9, reads: 3)) {
+            try StateIndex(decoding: foreign)
+        }
     }
 
     @Test func aRecordsKeyIgnoresWhatTheRunFoundAfterwards() {

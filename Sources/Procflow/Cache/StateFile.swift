@@ -22,16 +22,16 @@ enum StateFile {
 
     /// Why a file's content cannot be used.
     enum Problem: Error, Equatable, CustomStringConvertible {
-        /// Written by a procflow with another format.
-        case foreignVersion(UInt32)
+        /// Written by a procflow with another format: the file's version, and the one this
+        /// procflow writes.
+        case foreignVersion(UInt32, reads: UInt32 = StateFile.version)
         /// Not a file of this kind, or altered since it was written.
         case damaged(String)
 
         var description: String {
             switch self {
-            case .foreignVersion(let version):
-                return
-                    "it has format version \(version), and this procflow reads \(StateFile.version)"
+            case .foreignVersion(let version, let reads):
+                return "it has format version \(version), and this procflow reads \(reads)"
             case .damaged(let reason): return "it is damaged (\(reason))"
             }
         }
@@ -149,7 +149,9 @@ enum StateFile {
         guard let found, found.magic == kind.rawValue else {
             throw Problem.damaged("not a procflow state file")
         }
-        guard found.version == appendable else { throw Problem.foreignVersion(found.version) }
+        guard found.version == appendable else {
+            throw Problem.foreignVersion(found.version, reads: appendable)
+        }
         var problem = Problem.damaged("its content ends early or late")
         let result = bytes.withUnsafeBytes { buffer -> (T, Layout)? in
             var header = BinaryReader(buffer, from: 12)
