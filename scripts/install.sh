@@ -100,10 +100,10 @@ built="$("${build[@]}" --show-bin-path)/procflow"
 staged=$(mktemp "$bin/.procflow.XXXXXX")
 trap 'rm -f "$staged" "$staged.stripped"' EXIT
 if command -v strip >/dev/null; then
-    # Stripped into a file of its own, then copied: the page cache keeps a file that strip
-    # wrote in small pages, and every start of the binary mapped it with more work in the
-    # kernel until it was evicted and read again (a run of the Lua benchmark's check: 0.3 to
-    # 0.6 ms more system time than a copy of the same bytes).
+    # Stripped into a file of its own, then copied: a binary as strip wrote it started
+    # slower than a copy of the same bytes, until the page cache let it go and read it again
+    # (the Lua benchmark's check run, paired: 1.12x, the difference all system time; how the
+    # kernel holds the pages strip wrote was not pinned down).
     strip -o "$staged.stripped" "$built"
     cat "$staged.stripped" > "$staged"
     rm -f "$staged.stripped"
