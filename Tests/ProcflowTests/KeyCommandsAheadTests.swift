@@ -74,7 +74,7 @@ struct KeyCommandsAheadTests {
             settings: .init(
                 stateDirectory: StateDirectory(path: fixture.directory.path + "/.procflow"),
                 environment: ProcessInfo.processInfo.environment))
-        let cache = session.openCache(for: workflow, startingKeyCommands: true) { _ in }
+        let cache = session.openCache(for: workflow, startingKeyCommandsOf: workflow) { _ in }
         #expect(cache != nil)
         // No runner yet, no step drafted: the commands were started with the state.
         #expect(eventually { fixture.exists("runs.log") && fixture.exists("own.log") })
@@ -87,5 +87,20 @@ struct KeyCommandsAheadTests {
         #expect(runner.run().result == .succeeded)
         #expect(fixture.contents("runs.log") == "ran\n")
         #expect(fixture.contents("own.log") == "ran\n")
+    }
+
+    /// A run of some targets starts the `cacheKey` commands of the steps it runs, not those of
+    /// the steps it leaves out, and runs each once.
+    @Test func aRunOfATargetStartsOnlyItsStepsKeyCommands() throws {
+        let fixture = try WorkflowFixture(
+            #"{"procedures": [{"id": "a", "kind": "shell", "run": "true", "cache": true, "cacheKey": [{"command": "echo ran >> a.log"}]}, {"id": "b", "kind": "shell", "run": "true", "cache": true, "cacheKey": [{"command": "echo ran >> b.log"}]}]}"#
+        )
+        defer { fixture.remove() }
+        #expect(try fixture.run(["a"]).status == 0)
+        #expect(fixture.contents("a.log") == "ran\n")
+        #expect(fixture.contents("b.log") == nil)
+        #expect(try fixture.run().status == 0)
+        #expect(fixture.contents("a.log") == "ran\nran\n")
+        #expect(fixture.contents("b.log") == "ran\n")
     }
 }

@@ -360,18 +360,20 @@ struct RunCommand: ParsableCommand {
                 || !snapshot.keyCommandsGiveTheSame() ? nil : snapshot
         }
         let targetProblem = unknownTarget(in: loaded, chosenTargets)
-        // The cacheKey commands run while the state is read, unless no run follows (a dry
-        // run, an unknown target) to take their results.
+        let workflow =
+            chosenTargets.isEmpty || targetProblem != nil
+            ? loaded : loaded.restricted(to: chosenTargets)
+        // The cacheKey commands of the steps that run start while the state is read, unless
+        // no run follows (a dry run, an unknown target) to take their results.
         let cache =
             settledBySnapshot != nil
             ? nil
             : session.openCache(
-                for: loaded, startingKeyCommands: !dryRun && targetProblem == nil,
+                for: loaded, startingKeyCommandsOf: dryRun || targetProblem != nil ? nil : workflow,
                 warn: warn(console))
         // Otherwise the run may change what the snapshot says.
         if settledBySnapshot == nil { check.invalidate(with: cache) }
         if let problem = targetProblem { return Self.usageError(problem, console: console) }
-        let workflow = chosenTargets.isEmpty ? loaded : loaded.restricted(to: chosenTargets)
         if dryRun {
             let plan = Plan(workflow, cache: force ? nil : cache)
             let console = console.masking(Self.masker(of: loaded, console: console))

@@ -6,7 +6,8 @@ import ProcedureKit
 /// The up-to-date check starts the commands its snapshot names before it looks at the files,
 /// so that they run while it does, and while the workflow is loaded if the snapshot does not
 /// answer alone; a run whose steps need one of them then takes its result rather than running
-/// it again. A command is matched by its text, directory and whole environment: a result
+/// it again. A run without a snapshot starts its steps' commands as it opens its cache, so that
+/// they run while it reads its index and drafts its steps. A command is matched by its text, directory and whole environment: a result
 /// stands only for the very command the run would run. A run takes a result once: a later run
 /// (`--watch`) runs the command again.
 enum KeyCommandsAhead {

@@ -23,7 +23,7 @@ enum StateFile {
     /// Why a file's content cannot be used.
     enum Problem: Error, Equatable, CustomStringConvertible {
         /// Written by a procflow with another format: the file's version, and the one this
-        /// procflow writes.
+        /// procflow reads and writes for files of its kind.
         case foreignVersion(UInt32, reads: UInt32 = StateFile.version)
         /// Not a file of this kind, or altered since it was written.
         case damaged(String)

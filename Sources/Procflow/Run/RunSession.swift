@@ -35,11 +35,13 @@ struct RunSession: Sendable {
 
     /// The state of `workflow`'s incremental steps, unless `--no-cache` or no step is
     /// incremental, or the state directory must not be used; `warn` gets what reading it
-    /// found wrong. With `startingKeyCommands`, the steps' `cacheKey` commands are started
-    /// first, to run while the state is read: for a run of `workflow` that comes next, and
-    /// only one (a result started ahead stands until a run takes it).
+    /// found wrong. The `cacheKey` commands of `starting`'s steps (the workflow a run of
+    /// `workflow` that comes next will run, perhaps restricted to its targets) are started
+    /// first, to run while the state is read: only for such a run, and only one (a result
+    /// started ahead stands until a run takes it).
     func openCache(
-        for workflow: Workflow, startingKeyCommands: Bool = false, warn: (String) -> Void
+        for workflow: Workflow, startingKeyCommandsOf starting: Workflow? = nil,
+        warn: (String) -> Void
     ) -> StepCache? {
         guard !settings.noCache else { return nil }
         var ids: Set<String> = []
@@ -56,9 +58,9 @@ struct RunSession: Sendable {
             return nil
         }
         let root = WorkflowRunner.directory(of: workflow)
-        if startingKeyCommands {
+        if let starting {
             IncrementalStep.Context.startKeyCommands(
-                of: workflow, directory: root, environment: settings.environment)
+                of: starting, directory: root, environment: settings.environment)
         }
         let remote = settings.remote.map { RemoteCache(settings: $0, root: root) }
         let cache = StepCache(
