@@ -16,7 +16,8 @@ enum StateFile {
         case plan = 0x0000_4E41_4C50_4650
     }
 
-    /// The format version this procflow reads and writes.
+    /// The format version this procflow reads and writes (the index's own is
+    /// ``StateIndex/appendableVersion``, and it reads this one too).
     /// 2: records keep the digest of each entry of their environment.
     static let version: UInt32 = 2
 
