@@ -130,14 +130,9 @@ struct IncrementalStep: Sendable {
         ) {
             var ownCommands: [String] = []
             var incremental = false
-            var forEachSteps: Set<String> = []
-            workflow.forEachStep { nested in
-                let step = nested.step
-                if step.forEach != nil { forEachSteps.insert(step.id) }
-                // As ``all(in:context:)`` drafts them: not the steps of a forEach.
-                guard step.caching.isIncremental, !step.always, step.forEach == nil,
-                    !nested.path.contains(where: forEachSteps.contains)
-                else { return }
+            // The steps ``all(in:context:)`` drafts.
+            IncrementalStep.forEachStepOutsideForEach(in: workflow) { step in
+                guard IncrementalStep.isIncremental(step) else { return }
                 incremental = true
                 for case .command(let command) in step.caching.keyParts {
                     ownCommands.append(command)
@@ -206,9 +201,7 @@ struct IncrementalStep: Sendable {
         drafting step: Step, context: Context, hasher: inout SHA256,
         keyParts: inout [CacheKeyPart]
     ) {
-        // A forEach step's instances are incremental, each on its own; the step itself, which
-        // gathers their outputs, is not.
-        guard step.caching.isIncremental, !step.always, step.forEach == nil else { return nil }
+        guard Self.isIncremental(step) else { return nil }
         id = step.id
         var writer = BinaryWriter(capacity: 512)
         var environment = IncrementalStep.digest(of: [])
@@ -415,6 +408,23 @@ struct IncrementalStep: Sendable {
 }
 
 extension IncrementalStep {
+    /// Whether `step` is incremental on its own. A forEach step's instances are incremental,
+    /// each on its own; the step itself, which gathers their outputs, is not.
+    static func isIncremental(_ step: Step) -> Bool {
+        step.caching.isIncremental && !step.always && step.forEach == nil
+    }
+
+    /// Calls `body` with each step of `workflow` but those inside a forEach, which are
+    /// incremental in its instances, with the item filled in.
+    static func forEachStepOutsideForEach(in workflow: Workflow, _ body: (Step) -> Void) {
+        var forEachSteps: Set<String> = []
+        workflow.forEachStep { nested in
+            if nested.step.forEach != nil { forEachSteps.insert(nested.step.id) }
+            guard !nested.path.contains(where: forEachSteps.contains) else { return }
+            body(nested.step)
+        }
+    }
+
     /// Every incremental step of `workflow`, which is in `directory`, by id.
     static func all(in workflow: Workflow, directory: String) -> [String: IncrementalStep] {
         all(in: workflow, context: Context(workflow, directory: directory))
@@ -424,12 +434,8 @@ extension IncrementalStep {
     /// `cacheKey` values is worked out first, while a `cacheKey` command started ahead runs.
     static func all(in workflow: Workflow, context: Context) -> [String: IncrementalStep] {
         var drafts: [Draft] = []
-        var forEachSteps: Set<String> = []
-        workflow.forEachStep { nested in
-            if nested.step.forEach != nil { forEachSteps.insert(nested.step.id) }
-            // The steps of a forEach are incremental in its instances, with the item filled in.
-            guard !nested.path.contains(where: forEachSteps.contains) else { return }
-            if let draft = Draft(nested.step, context: context) { drafts.append(draft) }
+        forEachStepOutsideForEach(in: workflow) { step in
+            if let draft = Draft(step, context: context) { drafts.append(draft) }
         }
         var steps = [String: IncrementalStep](minimumCapacity: drafts.count)
         for draft in drafts {
