@@ -7,9 +7,9 @@ import ProcedureKit
 /// so that they run while it does, and while the workflow is loaded if the snapshot does not
 /// answer alone; a run whose steps need one of them then takes its result rather than running
 /// it again. A run without a snapshot starts its steps' commands as it opens its cache, so that
-/// they run while it reads its index and drafts its steps. A command is matched by its text, directory and whole environment: a result
-/// stands only for the very command the run would run. A run takes a result once: a later run
-/// (`--watch`) runs the command again.
+/// they run while it reads its index and drafts its steps. A command is matched by its text,
+/// directory and whole environment: a result stands only for the very command the run would
+/// run. A run takes a result once: a later run (`--watch`) runs the command again.
 enum KeyCommandsAhead {
     private struct Request: Hashable {
         var command: String
