@@ -287,4 +287,25 @@ struct GroupProcedureTests {
         waitForFinish(group, timeout: 120)
         #expect(group.isCancelled)
     }
+
+    /// A group lets go of its finished children when asked, and keeps the others.
+    @Test func releasingFinishedChildrenLetsGoOfThemOnly() {
+        let gate = HeldProcedure()
+        var done: BlockProcedure? = BlockProcedure {}
+        weak let released = done
+        let group = GroupProcedure(operations: [gate, done!])
+        done = nil
+        ProcedureQueue().addOperation(group)
+        gate.started.wait()
+        #expect(eventually { released?.isFinished == true })
+        group.releaseFinishedChildren()
+        // The queue lets go of it as it ends; the group held it until asked.
+        #expect(eventually { released == nil })
+        #expect(group.children.count == 1 && group.children.first === gate)
+        gate.release()
+        waitForFinish(group)
+        group.releaseFinishedChildren()
+        #expect(group.children.isEmpty)
+        #expect(group.error == nil)
+    }
 }

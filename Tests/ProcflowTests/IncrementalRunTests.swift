@@ -1132,4 +1132,19 @@ struct SettledStepTests {
         #expect(runner.madeWork(for: "gen"))
         #expect(!runner.madeWork(for: "use"))
     }
+
+    /// A step that ran stays in the run's graph to the run's end, but lets go of the procedure
+    /// that ran its command once it has ended.
+    @Test func aStepThatRanLetsGoOfItsCommandsProcedure() throws {
+        let fixture = try IncrementalRunTests.pipelineFixture()
+        defer { fixture.remove() }
+        try fixture.write("runs.log", "")
+        let (runner, summary) = try Self.run(fixture)
+        #expect(summary.result == .succeeded)
+        #expect(Set(fixture.ran) == ["gen", "use", "other"])
+        for id in ["gen", "use", "other"] {
+            #expect(runner.madeWork(for: id))
+            #expect(runner.childrenHeld(by: id) == 0)
+        }
+    }
 }

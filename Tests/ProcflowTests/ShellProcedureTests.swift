@@ -171,6 +171,14 @@ struct ShellProcedureTests {
         #expect(Date().timeIntervalSince(started) < 20)
     }
 
+    /// An ended command's process is let go (a run keeps its procedures to its end): it has
+    /// no process group any more.
+    @Test func anEndedCommandHasNoProcessGroup() {
+        let procedure = run(shell("true"))
+        #expect(procedure.error == nil)
+        #expect(procedure.processGroup == nil)
+    }
+
     @Test func cancellingTerminatesTheWholeProcessGroup() {
         let marker = "procflow-test-\(UUID().uuidString.prefix(8))"
         let procedure = shell("sleep 300 & sleep 301 # \(marker)\nwait")

@@ -44,7 +44,6 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         childQueue.isSuspended = true
         super.init()
         childQueue.owner = self
-        childQueue.name = "\(type(of: self)).children"
         groupState.withLock { $0.children = operations }
     }
 
@@ -202,6 +201,29 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         groupState.withLock { group in
             if group.childError == nil { group.childError = error }
         }
+    }
+
+    /// Lets go of the children that have finished; ``children`` holds only the others
+    /// afterwards.
+    ///
+    /// For a group kept long after its end whose children nothing needs any more, such as one
+    /// step of a graph of many thousands: a finished group otherwise keeps every child, and
+    /// what each keeps, until it is itself released. The group's outcome does not change.
+    public final func releaseFinishedChildren() {
+        // Asked outside the group's lock: a child's `isFinished` takes the child's own.
+        let finished = Set(children.lazy.filter(\.isFinished).map(ObjectIdentifier.init))
+        guard !finished.isEmpty else { return }
+        let released = groupState.withLock { group -> [Operation] in
+            var released: [Operation] = []
+            released.reserveCapacity(finished.count)
+            group.children.removeAll { child in
+                guard finished.contains(ObjectIdentifier(child)) else { return false }
+                released.append(child)
+                return true
+            }
+            return released
+        }
+        Procedure.releaseIteratively(released)
     }
 
     // MARK: - Running

@@ -88,7 +88,11 @@ public final class ProcedureQueue: @unchecked Sendable {
 
     /// A name for diagnostics.
     public var name: String? {
-        get { state.withLock { $0.name } }
+        // A group's queue is named after the group's type when asked, not when each group is
+        // made.
+        get {
+            state.withLock { state in state.name ?? state.owner.map { "\(type(of: $0)).children" } }
+        }
         set { state.withLock { $0.name = newValue } }
     }
 

@@ -25,8 +25,10 @@ final class IncrementalStepProcedure: GroupProcedure, StepPortsProcedure, @unche
         var startedAt: Int64 = 0
         /// Held while the step runs, to tell whether another run ran it at the same time.
         var runLock: StepRunLock?
-        /// The step's procedure, once the step must run.
+        /// The step's procedure, once the step must run, until it has ended.
         var work: (any OutputProcedure<JSONValue>)?
+        /// Whether the step's procedure was made.
+        var madeWork = false
     }
 
     private let step: IncrementalStep
@@ -63,7 +65,7 @@ final class IncrementalStepProcedure: GroupProcedure, StepPortsProcedure, @unche
 
     /// Whether the step's procedure was made: the step had to run.
     var madeWork: Bool {
-        values.withLock { $0.work != nil }
+        values.withLock { $0.madeWork }
     }
 
     override func execute() {
@@ -94,6 +96,7 @@ final class IncrementalStepProcedure: GroupProcedure, StepPortsProcedure, @unche
             $0.startedAt = FileSystem.now()
             $0.runLock = runLock
             $0.work = work
+            $0.madeWork = true
         }
         context.events.explained(step.id, reason)
         // A retry's attempts announce themselves. No cast of the procedure to a protocol:
@@ -132,7 +135,13 @@ final class IncrementalStepProcedure: GroupProcedure, StepPortsProcedure, @unche
 
     override func procedureDidFinish(with error: (any Error)?) {
         // Closing its descriptor lets go of the step, however the run ended.
-        values.withLock { $0.runLock = nil }
+        values.withLock {
+            $0.runLock = nil
+            $0.work = nil
+        }
+        // The step stays in the run's graph to its end; what ran it is not needed any more
+        // (its output is the step's now).
+        releaseFinishedChildren()
         super.procedureDidFinish(with: error)
     }
 

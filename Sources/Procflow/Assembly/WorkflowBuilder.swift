@@ -332,8 +332,10 @@ final class WorkflowBuilder: @unchecked Sendable {
             // Made ahead, as soon as a step that may ask for it is built, though an
             // incremental step's procedure is made only once it must run.
             if let jobserver = jobserver(for: step, shell) { jobserver.prepare() }
+            // The closures hold the step, not its shell: a copy of that, in each, made every
+            // step of a large run hold 700 bytes more until the run's end.
             return incremental(step, environmentInputs: inputs) { [self] in
-                attempts(of: step) { [self] in makeShell(step, shell, inputs: inputs) }
+                attempts(of: step) { [self] in makeShell(step, inputs: inputs) }
             }
         case .http(let http):
             return incremental(step) { [self] in
@@ -442,9 +444,12 @@ final class WorkflowBuilder: @unchecked Sendable {
             timeout: step.timeout, arrayKey: ForEach.templateID(ofInstance: step.id))
     }
 
-    private func makeShell(_ step: Step, _ shell: Shell, inputs: ShellProcedure.EnvironmentInputs)
+    private func makeShell(_ step: Step, inputs: ShellProcedure.EnvironmentInputs)
         -> ShellProcedure
     {
+        guard case .shell(let shell) = step.kind else {
+            preconditionFailure("\(step.id) runs no command")
+        }
         // In order: a name given twice takes its last value.
         var own: [String: String] = [:]
         for (name, value) in shell.environment { own[name] = value }

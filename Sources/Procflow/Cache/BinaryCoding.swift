@@ -10,6 +10,11 @@ struct BinaryWriter {
         bytes.reserveCapacity(capacity)
     }
 
+    /// What it wrote, handed over without a copy: the writer is done.
+    consuming func finished() -> [UInt8] {
+        bytes
+    }
+
     mutating func write(_ value: UInt32) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }

@@ -38,7 +38,7 @@ struct LocalStore: ResultStore {
         writer.write(UInt32(records.count))
         for record in records { record.write(to: &writer) }
         try StateDirectory.write(
-            StateFile.wrap(writer.bytes, as: .history), to: directory.history(of: key),
+            StateFile.wrap(writer.finished(), as: .history), to: directory.history(of: key),
             temporary: directory.temporary)
     }
 

@@ -40,13 +40,22 @@ enum StateFile {
 
     private static let headerSize = 20
 
-    /// `body` in its envelope.
-    static func wrap(_ body: [UInt8], as kind: Kind) -> [UInt8] {
+    /// How many bytes the envelope puts before a body, at most: a writer of a body with this
+    /// much more capacity is wrapped in place.
+    static let envelopeSize = headerSize + 8
+
+    /// `body` in its envelope. The header is put in front of the body in its own buffer,
+    /// without a copy of the body in another, if it has the room (``envelopeSize``) and
+    /// nothing else holds it: a large index, plan or snapshot is not held twice while it is
+    /// written.
+    static func wrap(_ body: consuming [UInt8], as kind: Kind) -> [UInt8] {
         var writer = BinaryWriter()
         writer.write(kind.rawValue)
         writer.write(version)
         writer.write(body.withUnsafeBytes { Checksum.of($0) })
-        return writer.bytes + body
+        var bytes = body
+        bytes.insert(contentsOf: writer.finished(), at: 0)
+        return bytes
     }
 
     /// Calls `read` with the body of `bytes`, checked.
@@ -101,15 +110,17 @@ enum StateFile {
     }
 
     /// `body` as the base of a file that entries are appended to: the header (with
-    /// `version`), the body's length, the body.
-    static func wrapAppendable(_ body: [UInt8], as kind: Kind, version: UInt32) -> [UInt8] {
-        var writer = BinaryWriter(capacity: headerSize + 8 + body.count)
+    /// `version`), the body's length, the body; in place, as ``wrap(_:as:)`` does.
+    static func wrapAppendable(_ body: consuming [UInt8], as kind: Kind, version: UInt32)
+        -> [UInt8]
+    {
+        var writer = BinaryWriter()
         writer.write(kind.rawValue)
         writer.write(version)
         writer.write(body.withUnsafeBytes { Checksum.of($0) })
         writer.write(UInt64(body.count))
-        var bytes = writer.bytes
-        bytes.append(contentsOf: body)
+        var bytes = body
+        bytes.insert(contentsOf: writer.finished(), at: 0)
         return bytes
     }
 

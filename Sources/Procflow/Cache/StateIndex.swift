@@ -17,14 +17,15 @@ struct StateIndex: Sendable {
 
     /// The index in its file format: a base without entries.
     func encoded() -> [UInt8] {
-        var writer = BinaryWriter(capacity: 64 + 512 * steps.count)
+        var writer = BinaryWriter(capacity: StateFile.envelopeSize + 64 + 512 * steps.count)
         writer.write(storeSize)
         writer.write(UInt32(steps.count))
         for (id, record) in steps {
             writer.write(id)
             record.write(to: &writer)
         }
-        return StateFile.wrapAppendable(writer.bytes, as: .index, version: Self.appendableVersion)
+        return StateFile.wrapAppendable(
+            writer.finished(), as: .index, version: Self.appendableVersion)
     }
 
     /// The entry that records `changes` (a step's record, or `nil` where its record is

@@ -65,6 +65,7 @@ struct StepDurationsFile {
             writer.write(seconds.bitPattern)
         }
         try StateDirectory.write(
-            StateFile.wrap(writer.bytes, as: .durations), to: path, temporary: directory.temporary)
+            StateFile.wrap(writer.finished(), as: .durations), to: path,
+            temporary: directory.temporary)
     }
 }

@@ -271,7 +271,7 @@ struct UpToDateSnapshot: Sendable, Equatable {
             writer.write(id)
             writer.write(JSONWriter.string(value))
         }
-        return StateFile.wrap(writer.bytes, as: .snapshot)
+        return StateFile.wrap(writer.finished(), as: .snapshot)
     }
 
     /// Removes the snapshot of `workflow`, before a run that may change what it says.

@@ -16,6 +16,13 @@ final class WorkflowEncoder {
         self.writer = writer
     }
 
+    /// What it wrote, handed over without a copy: the encoder is done.
+    func finished() -> [UInt8] {
+        var done = BinaryWriter()
+        swap(&done, &writer)
+        return done.finished()
+    }
+
     /// Appends every field of `workflow` but its source map, which the plan keeps apart.
     func workflow(_ workflow: Workflow) {
         text(workflow.path)

@@ -185,7 +185,7 @@ enum WorkflowPlan {
         }
         let encoder = WorkflowEncoder(writer)
         encoder.workflow(workflow)
-        let body = encoder.writer.bytes
+        let body = encoder.finished()
         guard body.count + 64 <= maximumSize, (try? directory.prepare()) != nil else { return }
         try? StateDirectory.write(
             StateFile.wrap(body, as: .plan), to: directory.plan(for: key.file),

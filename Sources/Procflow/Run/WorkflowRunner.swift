@@ -281,6 +281,12 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         return (node as? IncrementalStepProcedure)?.madeWork ?? true
     }
 
+    /// How many children the procedure of the step `id` holds (once ``run()`` has returned):
+    /// none for an incremental step that ran, which lets go of its command's procedure.
+    func childrenHeld(by id: String) -> Int {
+        (builder?.node(id) as? GroupProcedure)?.children.count ?? 0
+    }
+
     /// What the up-to-date snapshot must look at again of the `cacheKey` parts the run worked
     /// out, where their commands run and what they are given over procflow's environment;
     /// `nil` if it cannot: a file changed too recently to be trusted, or what a command is

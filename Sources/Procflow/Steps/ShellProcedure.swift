@@ -371,7 +371,11 @@ public final class ShellProcedure: Procedure, StepPortsProcedure, @unchecked Sen
         releaseTokens()
         let result = Self.result(
             of: outcome, output: options.output, captureLimit: options.captureLimit)
-        guard let lifecycle else { return finish(withResult: result) }
+        guard let lifecycle else {
+            // Over: what ran it is let go, though the procedure may be kept to the run's end.
+            state.withLock { $0.run = nil }
+            return finish(withResult: result)
+        }
         if let result = lifecycle.ended(outcome, as: result) { finish(withResult: result) }
     }
 
