@@ -308,4 +308,20 @@ struct GroupProcedureTests {
         #expect(group.children.isEmpty)
         #expect(group.error == nil)
     }
+
+    /// A group makes its children's queue when it starts them and lets go of it once it has
+    /// finished; its limit, set before, is the queue's.
+    @Test func aGroupHoldsItsQueueOnlyWhileItRuns() {
+        let gate = HeldProcedure()
+        let group = GroupProcedure(operations: [gate])
+        group.maxConcurrentOperationCount = 1
+        #expect(group.groupState.withLock { $0.queue } == nil)
+        ProcedureQueue().addOperation(group)
+        gate.started.wait()
+        #expect(group.groupState.withLock { $0.queue }?.maxConcurrentOperationCount == 1)
+        gate.release()
+        waitForFinish(group)
+        #expect(group.groupState.withLock { $0.queue } == nil)
+        #expect(group.maxConcurrentOperationCount == 1)
+    }
 }

@@ -31,19 +31,34 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         var isSuspended = false
         var childError: (any Error)?
         var transformChildErrorBlock: (@Sendable (Procedure, inout (any Error)?) -> Void)?
+        /// The queue the children run on, once made (see ``childQueue``).
+        var queue: ProcedureQueue?
+        var maxConcurrentOperationCount = OperationQueue.defaultMaxConcurrentOperationCount
     }
 
     let groupState = Locked(GroupState())
 
     /// The queue the children run on; suspended until the group executes.
-    let childQueue: ProcedureQueue
+    ///
+    /// Made when first needed, and let go of once the group has finished: a graph of many
+    /// thousands of groups made before they run holds a queue only for those running, and a
+    /// group that finds nothing to run never makes one.
+    var childQueue: ProcedureQueue {
+        groupState.withLock { group in
+            if let queue = group.queue { return queue }
+            // Nothing else can reach the new queue yet: made under the group's lock.
+            let queue = ProcedureQueue(
+                maxConcurrentOperationCount: group.maxConcurrentOperationCount)
+            queue.isSuspended = true
+            queue.owner = self
+            group.queue = queue
+            return queue
+        }
+    }
 
     /// Creates a group of `operations`.
     public init(operations: [Operation]) {
-        childQueue = ProcedureQueue()
-        childQueue.isSuspended = true
         super.init()
-        childQueue.owner = self
         groupState.withLock { $0.children = operations }
     }
 
@@ -76,19 +91,26 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
 
     /// How many children may execute at once; zero or less sets no limit.
     public var maxConcurrentOperationCount: Int {
-        get { childQueue.maxConcurrentOperationCount }
-        set { childQueue.maxConcurrentOperationCount = newValue }
+        get { groupState.withLock { $0.maxConcurrentOperationCount } }
+        set {
+            let queue = groupState.withLock { group in
+                group.maxConcurrentOperationCount = newValue
+                return group.queue
+            }
+            queue?.maxConcurrentOperationCount = newValue
+        }
     }
 
     /// Whether the group holds back children that are ready to start.
     public var isSuspended: Bool {
         get { groupState.withLock { $0.isSuspended } }
         set {
-            let hasStarted = groupState.withLock { group in
+            let (hasStarted, queue) = groupState.withLock { group in
                 group.isSuspended = newValue
-                return group.hasStarted
+                return (group.hasStarted, group.queue)
             }
-            childQueue.isSuspended = newValue || !hasStarted
+            // A queue not made yet is made suspended, and the group's start sets it.
+            queue?.isSuspended = newValue || !hasStarted
         }
     }
 
@@ -238,6 +260,18 @@ open class GroupProcedure: Procedure, @unchecked Sendable {
         prepare(children)
         announceAndAdd(children)
         childQueue.isSuspended = isSuspended
+    }
+
+    open override func procedureDidFinish(with error: (any Error)?) {
+        // Every child has finished, and none can be added: the queue is let go of, outside the
+        // lock. (A group cancelled before it started keeps it: its children may still be
+        // finishing there.)
+        let queue = groupState.withLock { group -> ProcedureQueue? in
+            guard group.hasStarted else { return nil }
+            defer { group.queue = nil }
+            return group.queue
+        }
+        withExtendedLifetime(queue) { super.procedureDidFinish(with: error) }
     }
 
     open override func procedureDidCancel(with error: (any Error)?) {
