@@ -3,29 +3,58 @@ import Foundation
 /// An incremental step as the cache sees it before it runs: what it is (as a digest), where
 /// it runs, and the files it declares, the patterns and paths made absolute.
 struct IncrementalStep: Sendable {
+    /// The step's fields, in a box of their own: the run's table of incremental steps and each
+    /// step's procedure share one copy of them (208 bytes a step), not one each.
+    fileprivate struct Fields: Sendable {
+        var id: String
+        var definitionName: String
+        var definition: Digest
+        var definitionWithoutKey: Digest?
+        var environment: Digest
+        var environmentEntries: [StepRecord.Input]
+        var directory: String
+        var sources: Files
+        var generates: Files
+        var depfile: String?
+    }
+
+    private final class Storage: Sendable {
+        let fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+    }
+
+    private let storage: Storage
+
+    fileprivate init(_ fields: Fields) {
+        storage = Storage(fields)
+    }
+
     /// The step's id.
-    let id: String
+    var id: String { storage.fields.id }
     /// What a change of ``definition`` is called in an explanation: "command changed".
-    let definitionName: String
+    var definitionName: String { storage.fields.definitionName }
     /// The digest of its kind, command (variables filled in), output format, file
     /// declarations and `cacheKey` parts' values.
-    private(set) var definition: Digest
+    var definition: Digest { storage.fields.definition }
     /// The digest of the same without the `cacheKey` parts' values, when it has parts: to
     /// tell, when the definition changed, whether the step itself did (``definitionName``)
     /// or only what its `cacheKey` gives.
-    private(set) var definitionWithoutKey: Digest?
+    var definitionWithoutKey: Digest? { storage.fields.definitionWithoutKey }
     /// The digest of the environment the workflow gives it.
-    let environment: Digest
+    var environment: Digest { storage.fields.environment }
     /// Each entry of that environment, for explanations (see ``StepRecord/environmentEntries``).
-    let environmentEntries: [StepRecord.Input]
+    var environmentEntries: [StepRecord.Input] { storage.fields.environmentEntries }
     /// Its working directory, absolute.
-    let directory: String
+    var directory: String { storage.fields.directory }
     /// Its `sources`, and for a file step the files its operation reads.
-    let sources: Files
+    var sources: Files { storage.fields.sources }
     /// Its `generates`, and for a file step the file its operation writes.
-    let generates: Files
+    var generates: Files { storage.fields.generates }
     /// Its depfile, absolute.
-    let depfile: String?
+    var depfile: String? { storage.fields.depfile }
 
     /// Declared files: paths without wildcards made absolute once, and patterns.
     struct Files: Sendable {
@@ -163,7 +192,7 @@ struct IncrementalStep: Sendable {
     /// An incremental step whose definition lacks only its `cacheKey` parts' values: all the
     /// rest is worked out, and hashed, while a `cacheKey` command the run started ahead runs.
     struct Draft: Sendable {
-        fileprivate var step: IncrementalStep
+        fileprivate var fields: Fields
         /// The definition's digest so far.
         fileprivate var hasher: SHA256
         fileprivate let keyParts: [CacheKeyPart]
@@ -173,10 +202,10 @@ struct IncrementalStep: Sendable {
             var hasher = SHA256()
             var keyParts: [CacheKeyPart] = []
             guard
-                let drafted = IncrementalStep(
+                let drafted = Fields(
                     drafting: step, context: context, hasher: &hasher, keyParts: &keyParts)
             else { return nil }
-            self.step = drafted
+            self.fields = drafted
             self.hasher = hasher
             self.keyParts = keyParts
         }
@@ -187,80 +216,12 @@ struct IncrementalStep: Sendable {
             var writer = BinaryWriter(capacity: 32 * keyParts.count)
             for part in keyParts { writer.write(values.digest(of: part)) }
             var hasher = hasher
-            var step = step
-            if !keyParts.isEmpty { step.definitionWithoutKey = hasher.finalize() }
+            var fields = fields
+            if !keyParts.isEmpty { fields.definitionWithoutKey = hasher.finalize() }
             hasher.update(writer.bytes)
-            step.definition = hasher.finalize()
-            return step
+            fields.definition = hasher.finalize()
+            return IncrementalStep(fields)
         }
-    }
-
-    /// Everything of the step but its definition's `cacheKey` values: the definition so far is
-    /// in `hasher`, the parts whose values end it in `keyParts`.
-    private init?(
-        drafting step: Step, context: Context, hasher: inout SHA256,
-        keyParts: inout [CacheKeyPart]
-    ) {
-        guard Self.isIncremental(step) else { return nil }
-        id = step.id
-        var writer = BinaryWriter(capacity: 512)
-        var environment = IncrementalStep.digest(of: [])
-        var entries: [StepRecord.Input] = []
-        var sources = step.caching.sources
-        var generates = step.caching.generates
-        var workingDirectory = context.workflowDirectory
-        switch step.kind {
-        case .shell(let shell):
-            definitionName = "command changed"
-            Self.write(shell, to: &writer)
-            environment =
-                shell.environment.isEmpty
-                ? context.environment
-                : Self.digest(
-                    of: context.dotenvList + context.variableList + context.environmentList
-                        + shell.environment)
-            entries = context.environmentEntryList
-            if !shell.environment.isEmpty {
-                var own = context.environmentEntries
-                for (name, value) in shell.environment {
-                    own.set(name, value, label: "env \(name)")
-                }
-                entries = own.list
-            }
-            if let cwd = shell.cwd {
-                workingDirectory = resolve(cwd, in: context.workflowDirectory)
-            }
-        case .file(let operation):
-            definitionName = "operation changed"
-            Self.write(operation, to: &writer)
-            if case .render = operation {
-                environment = context.variables
-                entries = context.variableEntryList
-            }
-            let (reads, writes) = Self.files(of: operation)
-            sources += reads
-            generates += writes
-        case .http(let http):
-            definitionName = "request changed"
-            Self.write(http, to: &writer)
-        case .group, .branch:
-            return nil
-        }
-        for list in [step.caching.sources, step.caching.generates] {
-            writer.write(UInt32(list.count))
-            for pattern in list { writer.write(pattern.text) }
-        }
-        writer.write(step.caching.depfile ?? "")
-        keyParts = context.keyParts + step.caching.keyParts
-        writer.write(UInt32(keyParts.count))
-        hasher.update(writer.bytes)
-        definition = .unknown
-        self.environment = environment
-        environmentEntries = entries
-        directory = workingDirectory
-        self.sources = Files(sources, in: workingDirectory)
-        self.generates = Files(generates, in: workingDirectory)
-        depfile = step.caching.depfile.map { resolve($0, in: workingDirectory) }
     }
 
     /// The entries of an environment by where each name's last value comes from, each with
@@ -443,5 +404,75 @@ extension IncrementalStep {
             steps[step.id] = step
         }
         return steps
+    }
+}
+
+extension IncrementalStep.Fields {
+    /// Everything of the step but its definition's `cacheKey` values: the definition so far is
+    /// in `hasher`, the parts whose values end it in `keyParts`.
+    fileprivate init?(
+        drafting step: Step, context: IncrementalStep.Context, hasher: inout SHA256,
+        keyParts: inout [CacheKeyPart]
+    ) {
+        guard IncrementalStep.isIncremental(step) else { return nil }
+        id = step.id
+        var writer = BinaryWriter(capacity: 512)
+        var environment = IncrementalStep.digest(of: [])
+        var entries: [StepRecord.Input] = []
+        var sources = step.caching.sources
+        var generates = step.caching.generates
+        var workingDirectory = context.workflowDirectory
+        switch step.kind {
+        case .shell(let shell):
+            definitionName = "command changed"
+            IncrementalStep.write(shell, to: &writer)
+            environment =
+                shell.environment.isEmpty
+                ? context.environment
+                : IncrementalStep.digest(
+                    of: context.dotenvList + context.variableList + context.environmentList
+                        + shell.environment)
+            entries = context.environmentEntryList
+            if !shell.environment.isEmpty {
+                var own = context.environmentEntries
+                for (name, value) in shell.environment {
+                    own.set(name, value, label: "env \(name)")
+                }
+                entries = own.list
+            }
+            if let cwd = shell.cwd {
+                workingDirectory = resolve(cwd, in: context.workflowDirectory)
+            }
+        case .file(let operation):
+            definitionName = "operation changed"
+            IncrementalStep.write(operation, to: &writer)
+            if case .render = operation {
+                environment = context.variables
+                entries = context.variableEntryList
+            }
+            let (reads, writes) = IncrementalStep.files(of: operation)
+            sources += reads
+            generates += writes
+        case .http(let http):
+            definitionName = "request changed"
+            IncrementalStep.write(http, to: &writer)
+        case .group, .branch:
+            return nil
+        }
+        for list in [step.caching.sources, step.caching.generates] {
+            writer.write(UInt32(list.count))
+            for pattern in list { writer.write(pattern.text) }
+        }
+        writer.write(step.caching.depfile ?? "")
+        keyParts = context.keyParts + step.caching.keyParts
+        writer.write(UInt32(keyParts.count))
+        hasher.update(writer.bytes)
+        definition = .unknown
+        self.environment = environment
+        environmentEntries = entries
+        directory = workingDirectory
+        self.sources = IncrementalStep.Files(sources, in: workingDirectory)
+        self.generates = IncrementalStep.Files(generates, in: workingDirectory)
+        depfile = step.caching.depfile.map { resolve($0, in: workingDirectory) }
     }
 }
