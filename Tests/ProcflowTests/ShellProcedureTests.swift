@@ -320,8 +320,10 @@ struct StartingCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         // No #! line: exec(2) refuses it, a shell runs it.
         let script = directory.appendingPathComponent("noshebang")
-        try "echo from the shell\n".write(to: script, atomically: true, encoding: .utf8)
-        chmod(script.path, 0o755)
+        // Written with O_CLOEXEC, as in the test below: not "Text file busy" when another
+        // test spawns a process while the file is open for writing.
+        try POSIXIO.writeAtomically(
+            Array("echo from the shell\n".utf8), to: script.path, mode: 0o755)
         let procedure = run(shell("./noshebang", output: .text, cwd: directory.path))
         #expect(procedure.error == nil)
         #expect(procedure.output.value?.value == .string("from the shell\n"))
