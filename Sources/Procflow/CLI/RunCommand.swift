@@ -354,11 +354,15 @@ struct RunCommand: ParsableCommand {
         // without the cache (none of them is incremental). Not for --explain, whose reasons
         // come from the cache, nor with a remote cache, whose answers the run reports. Its
         // cacheKey commands ran while the workflow loaded.
-        let settledBySnapshot = snapshot.flatMap { snapshot in
+        let usableSnapshot = snapshot.flatMap { snapshot in
             explain || session.settings.remote != nil
                 || !snapshot.isOf(workflow: bytes, otherFiles: otherFiles)
                 || !snapshot.keyCommandsGiveTheSame() ? nil : snapshot
         }
+        // One that settles every incremental step needs no state; one that settles some (a
+        // file changed: the edit loop), the state for the others.
+        let settledBySnapshot =
+            usableSnapshot?.settlesEveryIncrementalStep == true ? usableSnapshot : nil
         let targetProblem = unknownTarget(in: loaded, chosenTargets)
         let workflow =
             chosenTargets.isEmpty || targetProblem != nil
@@ -382,14 +386,14 @@ struct RunCommand: ParsableCommand {
         }
         let signals = Locked<SignalForwarding?>(nil)
         let (runner, summary, reportsFailed) = execute(
-            workflow, session: session, cache: cache, settledBy: settledBySnapshot,
+            workflow, session: session, cache: cache, settledBy: usableSnapshot,
             console: console,
             started: { runner in signals.withLock { $0 = SignalForwarding(runner: runner) } })
         signals.withLock { $0?.stop() }
         if settledBySnapshot == nil {
             check.record(
                 after: runner, cache: cache, workflowName: workflow.name, bytes: bytes,
-                otherFiles: otherFiles, loadedAt: loadedAt)
+                otherFiles: otherFiles, loadedAt: loadedAt, previous: usableSnapshot)
         }
         // The process ends next: the workflow, the run's records and procedures and the
         // cache's index are left for the system to reclaim (their teardown was a fourteenth of

@@ -391,11 +391,15 @@ extension IncrementalStep {
         all(in: workflow, context: Context(workflow, directory: directory))
     }
 
-    /// The incremental steps of `workflow`, by id, in `context`. All of each but its
-    /// `cacheKey` values is worked out first, while a `cacheKey` command started ahead runs.
-    static func all(in workflow: Workflow, context: Context) -> [String: IncrementalStep] {
+    /// The incremental steps of `workflow`, by id, in `context`, but those of `excluded`. All
+    /// of each but its `cacheKey` values is worked out first, while a `cacheKey` command
+    /// started ahead runs.
+    static func all(
+        in workflow: Workflow, context: Context, excluding excluded: Set<String> = []
+    ) -> [String: IncrementalStep] {
         var drafts: [Draft] = []
         forEachStepOutsideForEach(in: workflow) { step in
+            guard excluded.isEmpty || !excluded.contains(step.id) else { return }
             if let draft = Draft(step, context: context) { drafts.append(draft) }
         }
         var steps = [String: IncrementalStep](minimumCapacity: drafts.count)

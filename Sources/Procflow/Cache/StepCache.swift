@@ -24,6 +24,9 @@ public final class StepCache: @unchecked Sendable {
     private struct State {
         var index = StateIndex()
         var changedSteps: Set<String> = []
+        /// The steps whose last record stands for what they were given in this run: decided
+        /// up to date, or run and recorded.
+        var confirmedSteps: Set<String> = []
         /// Bytes this run added to the store.
         var storedBytes: Int64 = 0
         /// What went wrong writing the state directory during the run.
@@ -190,7 +193,9 @@ public final class StepCache: @unchecked Sendable {
         var note: String?
         switch decision {
         case .run: return nil
-        case .upToDate(_, isNew: false): return nil
+        case .upToDate(_, isNew: false):
+            state.withLock { _ = $0.confirmedSteps.insert(step.id) }
+            return nil
         case .upToDate(let chosen, isNew: true):
             record = chosen
         case .fetched(let chosen, let outputs):
@@ -206,6 +211,7 @@ public final class StepCache: @unchecked Sendable {
                 + Self.keptNote(kept)
         }
         makeLatest(record, of: step.id)
+        state.withLock { _ = $0.confirmedSteps.insert(step.id) }
         return note
     }
 
@@ -336,6 +342,7 @@ public final class StepCache: @unchecked Sendable {
             of: step, declared: fingerprint, startedAt: startedAt, files: files)
         record.value = Array(JSONWriter.string(value).utf8)
         makeLatest(record, of: step.id)
+        state.withLock { _ = $0.confirmedSteps.insert(step.id) }
         remote?.publish(record, of: step, from: store)
     }
 
@@ -425,32 +432,54 @@ public final class StepCache: @unchecked Sendable {
         files.reserveCapacity(3 * steps.count)
         seen.reserveCapacity(3 * steps.count)
         for step in steps {
-            guard step.sources.patterns.isEmpty, let record = latestRecord(of: step.id) else {
-                return nil
-            }
-            // A step names a source or two: looked for in its record, without a set a step.
-            let declared = step.sources.paths
-            let allRecorded =
-                declared.count * record.sources.count <= 64
-                ? declared.allSatisfy { path in record.sources.contains { $0.path == path } }
-                : declared.allSatisfy(Set(record.sources.map(\.path)).contains)
-            guard allRecorded else { return nil }
-            for list in [record.sources, record.discovered] {
-                for source in list where seen.insert(source.path).inserted {
-                    guard source.digest != nil else {
-                        files.append((source.path, nil))
-                        continue
-                    }
-                    guard let status = source.status else { return nil }
-                    files.append((source.path, status))
-                }
-            }
-            for output in record.outputs where seen.insert(output.path).inserted {
-                guard let status = output.status else { return nil }
-                files.append((output.path, status))
-            }
+            guard
+                snapshotFiles(
+                    of: step, isNew: { seen.insert($0).inserted }, { files.append(($0, $1)) })
+            else { return nil }
         }
         return files
+    }
+
+    /// Calls `body` with each file the last record of `step` says it read and made, and its
+    /// trusted status (`nil` for a source that did not exist), and tells whether there is such
+    /// a record and every status is trusted; not for a step whose sources come from a wildcard
+    /// or a directory (their listings would count too). Files `isNew` says are not are passed
+    /// over, their statuses unasked.
+    func snapshotFiles(
+        of step: IncrementalStep, isNew: (String) -> Bool = { _ in true },
+        _ body: (String, FileStatus?) -> Void
+    ) -> Bool {
+        guard step.sources.patterns.isEmpty, let record = latestRecord(of: step.id) else {
+            return false
+        }
+        // A step names a source or two: looked for in its record, without a set a step.
+        let declared = step.sources.paths
+        let allRecorded =
+            declared.count * record.sources.count <= 64
+            ? declared.allSatisfy { path in record.sources.contains { $0.path == path } }
+            : declared.allSatisfy(Set(record.sources.map(\.path)).contains)
+        guard allRecorded else { return false }
+        for list in [record.sources, record.discovered] {
+            for source in list where isNew(source.path) {
+                guard source.digest != nil else {
+                    body(source.path, nil)
+                    continue
+                }
+                guard let status = source.status else { return false }
+                body(source.path, status)
+            }
+        }
+        for output in record.outputs where isNew(output.path) {
+            guard let status = output.status else { return false }
+            body(output.path, status)
+        }
+        return true
+    }
+
+    /// Whether the last record of the step `id` stands for what it was given in this run: the
+    /// run decided it up to date, or ran and recorded it.
+    func isConfirmed(_ id: String) -> Bool {
+        state.withLock { $0.confirmedSteps.contains(id) }
     }
 
     /// The index file's status now.

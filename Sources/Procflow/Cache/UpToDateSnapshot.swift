@@ -65,6 +65,16 @@ struct UpToDateSnapshot: Sendable, Equatable {
     /// gave: the run had other steps to run, which the snapshot does not answer for, and no
     /// step that the cache decides as the run goes (a `forEach` of incremental steps).
     var settledSteps: [(id: String, value: JSONValue)]? = nil
+    /// For a snapshot of settled steps: the files each of ``settledSteps`` stands on, in its
+    /// order, as positions in ``files``; besides those, each stands on the first
+    /// ``sharedFileCount`` (the included and dotenv files, the `cacheKey` files). `nil`: each
+    /// stands on every file. A run that finds some files changed settles the steps that stand
+    /// on none of them, and decides the others.
+    var filesOfSettledSteps: [[UInt32]]? = nil
+    var sharedFileCount = 0
+    /// Whether ``settledSteps`` holds every incremental step of the run: then a run that finds
+    /// every file unchanged settles them all without the state.
+    var settlesEveryIncrementalStep = true
 
     static func == (lhs: UpToDateSnapshot, rhs: UpToDateSnapshot) -> Bool {
         lhs.key == rhs.key && lhs.digest == rhs.digest && lhs.workflowStatus == rhs.workflowStatus
@@ -76,6 +86,9 @@ struct UpToDateSnapshot: Sendable, Equatable {
             && (lhs.settledSteps ?? []).elementsEqual(rhs.settledSteps ?? []) {
                 $0.id == $1.id && $0.value == $1.value
             }
+            && lhs.filesOfSettledSteps == rhs.filesOfSettledSteps
+            && lhs.sharedFileCount == rhs.sharedFileCount
+            && lhs.settlesEveryIncrementalStep == rhs.settlesEveryIncrementalStep
     }
 
     /// The snapshot's file for the workflow file `workflow` in `directory`.
@@ -86,11 +99,13 @@ struct UpToDateSnapshot: Sendable, Equatable {
     // MARK: - Checking
 
     /// The snapshot in `directory` for `key`, if nothing it looked at has changed: then the
-    /// run is up to date.
+    /// run is up to date. A snapshot of settled steps (``settledSteps``) answers for those
+    /// that stand on no file that changed: it comes back with them alone (and
+    /// ``settlesEveryIncrementalStep`` false if a file changed), or not at all if none does.
     ///
     /// Its `cacheKey` commands start before the files are looked at, and run on meanwhile.
     /// A snapshot that answers for everything waits for them. One of settled steps
-    /// (``settledSteps``) does not: the run loads its workflow while they run, and asks
+    /// does not: the run loads its workflow while they run, and asks
     /// ``keyCommandsGiveTheSame()`` before it settles a step by it. If the files changed, the
     /// run takes their results as its own (``KeyCommandsAhead``).
     static func current(in directory: StateDirectory, for key: Key) -> UpToDateSnapshot? {
@@ -102,8 +117,41 @@ struct UpToDateSnapshot: Sendable, Equatable {
             case .unchanged(let trustedNow) = snapshot.workflowCheck()
         else { return nil }
         snapshot.startKeyCommands()
-        guard snapshot.filesAreUnchanged() else { return nil }
-        guard snapshot.settledSteps != nil || snapshot.keyCommandsGiveTheSame() else { return nil }
+        guard let perStep = snapshot.filesOfSettledSteps, snapshot.settledSteps != nil else {
+            // Every file counts for every step: the first change ends the check.
+            guard snapshot.changedFiles(all: false).isEmpty else { return nil }
+            guard snapshot.settledSteps != nil || snapshot.keyCommandsGiveTheSame() else {
+                return nil
+            }
+            return snapshot.keepingTrusted(trustedNow, in: directory)
+        }
+        let changed = snapshot.changedFiles(all: true)
+        if !changed.isEmpty {
+            guard changed.allSatisfy({ $0 >= snapshot.sharedFileCount }) else { return nil }
+            let isChanged = Set(changed.map { UInt32($0) })
+            var steps: [(id: String, value: JSONValue)] = []
+            var files: [[UInt32]] = []
+            for (step, stepFiles) in zip(snapshot.settledSteps ?? [], perStep)
+            where !stepFiles.contains(where: isChanged.contains) {
+                steps.append(step)
+                files.append(stepFiles)
+            }
+            guard !steps.isEmpty else { return nil }
+            snapshot.settledSteps = steps
+            snapshot.filesOfSettledSteps = files
+            snapshot.settlesEveryIncrementalStep = false
+            // Removed by the run, which may change what it says: its status is not kept.
+            return snapshot
+        }
+        return snapshot.keepingTrusted(trustedNow, in: directory)
+    }
+
+    /// The snapshot, written again with the workflow file's status if it did not trust one and
+    /// can now (`trustedNow`).
+    private func keepingTrusted(_ trustedNow: FileStatus?, in directory: StateDirectory)
+        -> UpToDateSnapshot
+    {
+        var snapshot = self
         if let trustedNow {
             // Kept: the next runs tell the workflow by its status, not its content.
             snapshot.workflowStatus = trustedNow
@@ -157,32 +205,43 @@ struct UpToDateSnapshot: Sendable, Equatable {
         }
     }
 
-    private func filesAreUnchanged() -> Bool {
+    /// The positions in ``files`` of the files that changed: each one if `all`, else the
+    /// first found (empty if none did).
+    private func changedFiles(all: Bool) -> [Int] {
         // Most files are below the workflow's directory: looked up from there.
         let folder = String(
             key.workflow[..<(key.workflow.lastIndex(of: "/") ?? key.workflow.startIndex)])
         let directory = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if directory >= 0 { close(directory) } }
         let prefix = folder + "/"
-        @Sendable func isUnchanged(_ file: (path: String, status: FileStatus?)) -> Bool {
-            let now = FileSystem.status(file.path, below: directory, prefix: prefix)
-            guard let expected = file.status else { return now == nil }
-            return now.map(expected.looksUnchanged) ?? false
+        let files = files
+        @Sendable func changed(in range: Range<Int>, stop: () -> Bool) -> [Int] {
+            var changed: [Int] = []
+            for index in range {
+                if !all, index % 64 == 0, stop() { break }
+                let file = files[index]
+                let now = FileSystem.status(file.path, below: directory, prefix: prefix)
+                let unchanged =
+                    file.status.map { expected in now.map(expected.looksUnchanged) ?? false }
+                    ?? (now == nil)
+                guard !unchanged else { continue }
+                changed.append(index)
+                if !all { break }
+            }
+            return changed
         }
         // On every core, in slices (the core count reads cgroup files: not for a few files):
         // this thread takes the first, worker threads the others (threads the run goes on to
-        // use). The first change found stops the others.
-        guard files.count >= 2 * Self.filesPerSlice else { return files.allSatisfy(isUnchanged) }
-        let slices = min(CoreCount.available, files.count / Self.filesPerSlice)
-        guard slices > 1 else { return files.allSatisfy(isUnchanged) }
-        let changed = Locked(false)
-        let files = files
+        // use). Unless each is wanted, the first change found stops the others.
+        let slices =
+            files.count < 2 * Self.filesPerSlice
+            ? 1 : min(CoreCount.available, files.count / Self.filesPerSlice)
+        guard slices > 1 else { return changed(in: files.indices) { false } }
+        let found = Locked([Int]())
         @Sendable func check(_ slice: Int) {
             let range = files.count * slice / slices..<files.count * (slice + 1) / slices
-            for index in range {
-                if index % 64 == 0, changed.withLock({ $0 }) { return }
-                if !isUnchanged(files[index]) { return changed.withLock { $0 = true } }
-            }
+            let changed = changed(in: range) { !found.withLock(\.isEmpty) }
+            if !changed.isEmpty { found.withLock { $0 += changed } }
         }
         let done = DispatchSemaphore(value: 0)
         for slice in 1..<slices {
@@ -193,7 +252,7 @@ struct UpToDateSnapshot: Sendable, Equatable {
         }
         check(0)
         for _ in 1..<slices { done.wait() }
-        return !changed.withLock { $0 }
+        return found.withLock { $0 }
     }
 
     /// The fewest files a thread of the check is given: fewer are not worth a thread.
@@ -271,6 +330,13 @@ struct UpToDateSnapshot: Sendable, Equatable {
             writer.write(id)
             writer.write(JSONWriter.string(value))
         }
+        writer.write(filesOfSettledSteps != nil)
+        for positions in filesOfSettledSteps ?? [] {
+            writer.write(UInt32(positions.count))
+            for position in positions { writer.write(position) }
+        }
+        writer.write(UInt32(sharedFileCount))
+        writer.write(settlesEveryIncrementalStep)
         return StateFile.wrap(writer.finished(), as: .snapshot)
     }
 
@@ -332,11 +398,31 @@ struct UpToDateSnapshot: Sendable, Equatable {
             }
             settledSteps.append((id, value))
         }
+        var filesOfSettledSteps: [[UInt32]]?
+        if try reader.bool() {
+            var all: [[UInt32]] = []
+            all.reserveCapacity(settledSteps.count)
+            for _ in settledSteps.indices {
+                var positions: [UInt32] = []
+                for _ in 0..<(try reader.count(minimumSize: 4)) {
+                    let position = try reader.uint32()
+                    guard position < files.count else { throw BinaryReader.Truncated() }
+                    positions.append(position)
+                }
+                all.append(positions)
+            }
+            filesOfSettledSteps = all
+        }
+        let sharedFileCount = Int(try reader.uint32())
+        let settlesEveryIncrementalStep = try reader.bool()
+        guard sharedFileCount <= files.count else { throw BinaryReader.Truncated() }
         return UpToDateSnapshot(
             key: Key(workflow: workflow, overrides: overrides, only: hasOnly ? only : nil),
             digest: digest, workflowStatus: workflowStatus, indexStatus: indexStatus, name: name,
             steps: steps, files: files, keyCommands: keyCommands, keyDirectory: keyDirectory,
-            keyAdditions: keyAdditions, settledSteps: hasSettledSteps ? settledSteps : nil)
+            keyAdditions: keyAdditions, settledSteps: hasSettledSteps ? settledSteps : nil,
+            filesOfSettledSteps: filesOfSettledSteps, sharedFileCount: sharedFileCount,
+            settlesEveryIncrementalStep: settlesEveryIncrementalStep)
     }
 }
 

@@ -20,6 +20,11 @@ struct CachePreview {
 
     /// The decisions of settled steps, by id.
     private(set) var settled: [String: CacheDecision] = [:]
+    /// Steps an up-to-date snapshot settles if what they wait for is settled, with what they
+    /// give (``UpToDateSnapshot/settledSteps``): not decided again.
+    private let presettled: [String: SettledStep]
+    /// Those of ``presettled`` found settled.
+    private(set) var settledFromSnapshot: [String: SettledStep] = [:]
     /// Whether every step is settled and puts nothing back: the whole run is up to date.
     var settlesEverything: Bool { !isSettled.contains(false) }
 
@@ -48,9 +53,10 @@ struct CachePreview {
     init(
         _ workflow: Workflow, nestedSteps: [NestedStep]? = nil,
         incremental: [String: IncrementalStep], cache: StepCache, waitsForRemote: Bool = true,
-        instanceContext: IncrementalStep.Context? = nil
+        instanceContext: IncrementalStep.Context? = nil, presettled: [String: SettledStep] = [:]
     ) {
         self.waitsForRemote = waitsForRemote
+        self.presettled = presettled
         self.instanceContext = instanceContext
         let steps = nestedSteps ?? workflow.nestedSteps
         self.steps = steps
@@ -64,13 +70,6 @@ struct CachePreview {
         self.cache = cache
         cache.files.whileNothingRuns {
             for position in steps.indices { evaluate(position) }
-        }
-    }
-
-    /// Whether each of `steps` is settled up to date, with nothing to put back.
-    func settlesUpToDate(_ steps: some Sequence<String>) -> Bool {
-        steps.allSatisfy { id in
-            if case .upToDate? = settled[id] { true } else { false }
         }
     }
 
@@ -138,7 +137,16 @@ struct CachePreview {
         if let forEach = nested.step.forEach, let context = instanceContext {
             return verdict(ofInstancesOf: nested, forEach, at: position, in: context, canSettle)
         }
-        guard let spec = incremental[id] else { return .runs("not incremental") }
+        if canSettle, let known = presettled[id] {
+            isSettled[position] = true
+            settledFromSnapshot[id] = known
+            return .upToDate(restoring: [])
+        }
+        guard let spec = incremental[id] else {
+            // One the snapshot settles, waiting for a step that may run: decided as it comes.
+            if presettled[id] != nil { return .mayRun("it is decided when its turn comes") }
+            return .runs("not incremental")
+        }
         guard let inputs = knownInputs(of: nested) else {
             return .mayRun("its input is not known before the run")
         }
@@ -237,6 +245,7 @@ struct CachePreview {
             guard let child = steps[position].step.outputChild else { return .null }
             current = child.id
         }
+        if let known = settledFromSnapshot[current] { return known.value }
         guard let record = settled[current]?.record else { return nil }
         return cache.value(of: record)
     }
@@ -261,8 +270,8 @@ extension CachePreview {
     func settle(_ steps: [String: IncrementalStep], with cache: StepCache) -> (
         settled: [String: SettledStep], everything: Bool
     ) {
-        var result: [String: SettledStep] = [:]
-        result.reserveCapacity(settled.count)
+        var result = settledFromSnapshot
+        result.reserveCapacity(settled.count + settledFromSnapshot.count)
         for (id, decision) in settled {
             guard let record = decision.record, let value = cache.value(of: record),
                 let step = steps[id]

@@ -89,7 +89,8 @@ struct RunSession: Sendable {
     }
 
     /// Runs `workflow` with `cache` (or with its incremental steps settled by `snapshot`:
-    /// ``UpToDateSnapshot/settledSteps``), reporting to `reporters` and calling `started` with the runner first; then
+    /// ``UpToDateSnapshot/settledSteps``; some of them, the cache deciding the others, if it
+    /// does not settle every one), reporting to `reporters` and calling `started` with the runner first; then
     /// saves what the cache learnt, handing `warn` what could not be written, and waits for
     /// the uploads to a remote cache (not after an interrupt), handing `note` what the remote
     /// did.
@@ -107,10 +108,15 @@ struct RunSession: Sendable {
         options.force = settings.force
         options.explain = settings.explain
         options.cache = cache
-        options.settledBySnapshot = snapshot?.settledSteps.map { steps in
+        let settled = snapshot?.settledSteps.map { steps in
             Dictionary(
                 steps.map { ($0.id, SettledStep(value: $0.value, note: nil)) },
                 uniquingKeysWith: { first, _ in first })
+        }
+        if snapshot?.settlesEveryIncrementalStep == true {
+            options.settledBySnapshot = settled
+        } else {
+            options.presettled = settled ?? [:]
         }
         options.executor = settings.executor
         if let maxJobs = settings.maxJobs { options.maxJobs = maxJobs }

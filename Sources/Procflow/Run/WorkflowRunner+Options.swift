@@ -44,6 +44,10 @@ extension WorkflowRunner {
         /// ``UpToDateSnapshot/settledSteps``): taken as they are, the cache not asked. The
         /// run then has no cache: none of its other steps is incremental.
         var settledBySnapshot: [String: SettledStep]? = nil
+        /// Incremental steps an up-to-date snapshot settles, for a run with a cache that
+        /// decides the others (some files the snapshot looked at changed): each is settled
+        /// before the run, without being decided, if what it waits for is settled too.
+        var presettled: [String: SettledStep] = [:]
 
         /// Options with procflow's defaults: as many steps at once as cores, a 5 s grace period, a
         /// 16 MiB capture limit, procflow's own environment.

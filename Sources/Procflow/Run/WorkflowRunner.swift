@@ -54,11 +54,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// Whether the run found every step up to date, and ran nothing. Set by ``run()``, and
     /// read once it has returned.
     private(set) var isUpToDate = false
-    /// Every incremental step with the output it gives, when the run settled each before it
-    /// started, up to date (nothing put back), ran others besides, and
-    /// has no step the cache decides as the run goes: what an up-to-date snapshot of its
-    /// incremental steps holds (``UpToDateSnapshot/settledSteps``). Set by ``run()``.
-    private(set) var settledIncrementalSteps: [(id: String, value: JSONValue)]?
+    /// The steps of ``Options/presettled`` the run settled before it started, without
+    /// deciding them. Set by ``run()``.
+    private(set) var settledFromSnapshot: Set<String> = []
     /// The process groups of the run's commands.
     private let processGroups = ProcessGroups()
     /// The executors the run's shell steps use.
@@ -98,7 +96,12 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             : IncrementalStep.Context(
                 workflow, directory: directory, environment: options.environment)
         incrementalContext = context
-        incrementalSteps = context.map { IncrementalStep.all(in: workflow, context: $0) } ?? [:]
+        // Those a snapshot may settle are made only if the run must decide them.
+        incrementalSteps =
+            context.map {
+                IncrementalStep.all(
+                    in: workflow, context: $0, excluding: Set(options.presettled.keys))
+            } ?? [:]
         let jobs =
             options.jobDirectory ?? directory + "/.procflow/jobs"
         executors = RunExecutors(
@@ -231,22 +234,24 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         settled: [String: SettledStep], everything: Bool
     ) {
         if let settled = options.settledBySnapshot { return (settled, false) }
-        guard let cache = options.cache, !options.force, !incrementalSteps.isEmpty else {
-            return ([:], false)
-        }
+        guard let cache = options.cache, !options.force,
+            !incrementalSteps.isEmpty || !options.presettled.isEmpty
+        else { return ([:], false) }
         let preview = CachePreview(
             workflow, nestedSteps: nestedSteps, incremental: incrementalSteps, cache: cache,
-            waitsForRemote: false)
+            waitsForRemote: false, presettled: options.presettled)
         let result = preview.settle(incrementalSteps, with: cache)
-        if !result.everything, result.settled.count == incrementalSteps.count,
-            preview.settlesUpToDate(incrementalSteps.keys), !decidesStepsAsItGoes
-        {
-            settledIncrementalSteps = records.order.compactMap { id in
-                result.settled[id].map { (id, $0.value) }
-            }
-        }
+        // None is settled if a file could not be put back: each is decided as it comes.
+        if !result.settled.isEmpty { settledFromSnapshot = Set(preview.settledFromSnapshot.keys) }
         return result
     }
+
+    /// Whether the run may leave a snapshot of its settled incremental steps: it has no step
+    /// that the cache decides as the run goes.
+    var leavesSnapshotOfSettledSteps: Bool { !decidesStepsAsItGoes }
+
+    /// How many incremental steps the run has, those ``Options/presettled`` names included.
+    var incrementalStepCount: Int { incrementalSteps.count + options.presettled.count }
 
     /// Whether the cache decides some step as the run goes: an instance of a `forEach` whose
     /// steps are incremental.

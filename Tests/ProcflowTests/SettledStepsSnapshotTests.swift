@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+
+@testable import Procflow
+
+extension WorkflowFixture {
+    /// The snapshot the state directory holds, if any.
+    func snapshot() throws -> UpToDateSnapshot? {
+        guard let path = stateFile("uptodate") else { return nil }
+        let bytes = try Data(contentsOf: directory.appendingPathComponent(path))
+        return try UpToDateSnapshot(decoding: Array(bytes))
+    }
+
+    /// The ids of the steps the snapshot settles, sorted; `nil` without a snapshot of settled
+    /// steps.
+    func settledBySnapshot() throws -> [String]? {
+        try snapshot()?.settledSteps.map { $0.map(\.id).sorted() }
+    }
+}
+
+/// A run that ran some steps leaves a snapshot of the incremental steps it found up to date
+/// (or ran and recorded), each with the files it stands on; the next run settles from it those
+/// that stand on no file that changed, and decides the others (the edit loop).
+@Suite("Snapshots of settled steps")
+struct SettledStepsSnapshotTests {
+    /// Two compiles, a link of both, and a check that always runs.
+    static let build = """
+        {"procedures": [
+          {"id": "a", "kind": "shell", "run": "\(noting("a", "cp a.c a.o"))",
+           "sources": ["a.c"], "generates": ["a.o"]},
+          {"id": "b", "kind": "shell", "run": "\(noting("b", "cp b.c b.o"))",
+           "sources": ["b.c"], "generates": ["b.o"]},
+          {"id": "link", "kind": "shell", "dependsOn": ["a", "b"],
+           "run": "\(noting("link", "cat a.o b.o > app"))",
+           "sources": ["a.o", "b.o"], "generates": ["app"]},
+          {"id": "check", "kind": "shell", "dependsOn": ["link"], "run": "\(noting("check", "cp app checked"))"}
+        ]}
+        """
+
+    static func buildFixture() throws -> WorkflowFixture {
+        let fixture = try WorkflowFixture(build)
+        try fixture.write("a.c", "a1\n")
+        try fixture.write("b.c", "b1\n")
+        return fixture
+    }
+
+    @Test func anEditRunLeavesASnapshotOfTheStepsItDidNotRunAndTheNextSettlesThem() throws {
+        let fixture = try Self.buildFixture()
+        defer { fixture.remove() }
+        #expect(try fixture.runSteps().ran == ["a", "b", "check", "link"])
+        fixture.waitUntilStatusesAreTrusted()
+        #expect(try fixture.runSteps().ran == ["check"])
+        #expect(try fixture.settledBySnapshot() == ["a", "b", "link"])
+        // The edit loop: a.c changes, b stands on nothing that changed.
+        try fixture.write("a.c", "a2\n")
+        #expect(try fixture.runSteps().ran == ["a", "check", "link"])
+        #expect(fixture.contents("checked") == "a2\nb1\n")
+        // What ran made files too fresh to trust: only b is in the snapshot.
+        #expect(try fixture.settledBySnapshot() == ["b"])
+        #expect(try fixture.snapshot()?.settlesEveryIncrementalStep == false)
+        try fixture.write("a.c", "a3\n")
+        let edited = try fixture.runSteps()
+        #expect(edited.ran == ["a", "check", "link"])
+        #expect(edited.statuses["b"] == "cached")
+        #expect(fixture.contents("checked") == "a3\nb1\n")
+        // Past the snapshot, a change to b's source is still seen.
+        try fixture.write("b.c", "b2\n")
+        #expect(try fixture.runSteps().ran == ["b", "check", "link"])
+        #expect(fixture.contents("checked") == "a3\nb2\n")
+        // Once everything is settled, the snapshot settles every incremental step again.
+        fixture.waitUntilStatusesAreTrusted()
+        #expect(try fixture.runSteps().ran == ["check"])
+        #expect(try fixture.settledBySnapshot() == ["a", "b", "link"])
+        #expect(try fixture.snapshot()?.settlesEveryIncrementalStep == true)
+    }
+
+    @Test func aStepWaitingForOneThatRunsIsDecidedNotSettled() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "gen", "kind": "shell", "run": "\(noting("gen", "cat in.txt"))",
+               "output": "text", "sources": ["in.txt"]},
+              {"id": "use", "kind": "shell", "inputs": {"V": {"from": "gen"}},
+               "run": "\(noting("use", "printf %s \\\"$V\\\" > use.out"))",
+               "sources": ["use.txt"], "generates": ["use.out"]},
+              {"id": "check", "kind": "shell", "dependsOn": ["use"], "run": "\(noting("check", "true"))"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("in.txt", "one")
+        try fixture.write("use.txt", "u")
+        #expect(try fixture.runSteps().ran == ["check", "gen", "use"])
+        fixture.waitUntilStatusesAreTrusted()
+        #expect(try fixture.runSteps().ran == ["check"])
+        #expect(try fixture.settledBySnapshot() == ["gen", "use"])
+        // use's own files are unchanged, but the value it takes is not.
+        try fixture.write("in.txt", "two")
+        #expect(try fixture.runSteps().ran == ["check", "gen", "use"])
+        #expect(fixture.contents("use.out") == "two")
+    }
+
+    @Test func aStepThatFailedIsLeftOutOfTheSnapshot() throws {
+        // `use` fails on the value `bad`: its last record is still of the value before.
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "gen", "kind": "shell", "run": "\(noting("gen", "cat in.txt"))",
+               "output": "text", "sources": ["in.txt"]},
+              {"id": "use", "kind": "shell", "inputs": {"V": {"from": "gen"}},
+               "run": "\(noting("use", "test \\\"$V\\\" != bad"))", "sources": ["use.txt"],
+               "continueOnError": true},
+              {"id": "check", "kind": "shell", "run": "\(noting("check", "true"))"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("in.txt", "good")
+        try fixture.write("use.txt", "u")
+        #expect(try fixture.runSteps().ran == ["check", "gen", "use"])
+        fixture.waitUntilStatusesAreTrusted()
+        // use's record now holds its source's status, trusted.
+        #expect(try fixture.runSteps().ran == ["check"])
+        #expect(try fixture.settledBySnapshot() == ["gen", "use"])
+        try fixture.write("in.txt", "bad")
+        // Every file's status trusted: gen's new record could stand in a snapshot. With
+        // --explain, which takes nothing from the snapshot, use is decided, and fails.
+        fixture.waitUntilStatusesAreTrusted()
+        let failed = try fixture.runSteps(["--explain"])
+        #expect(failed.ran == ["check", "gen", "use"])
+        #expect(failed.statuses["use"] == "warning")
+        #expect(try fixture.settledBySnapshot() == ["gen"])
+        // Nothing changed, and use runs again: the value it takes is not its record's.
+        let again = try fixture.runSteps()
+        #expect(again.ran == ["check", "use"])
+        #expect(again.statuses["use"] == "warning")
+    }
+
+    @Test func aSnapshotOfEverythingTakenPastOneOfSettledStepsStillSeesTheirFiles() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "a", "kind": "shell", "run": "\(noting("a", "cp a.c a.o"))",
+               "sources": ["a.c"], "generates": ["a.o"]},
+              {"id": "b", "kind": "shell", "run": "\(noting("b", "cp b.c b.o"))",
+               "sources": ["b.c"], "generates": ["b.o"]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("a.c", "a1\n")
+        try fixture.write("b.c", "b1\n")
+        #expect(try fixture.runSteps().ran == ["a", "b"])
+        fixture.waitUntilStatusesAreTrusted()
+        try fixture.write("a.c", "a2\n")
+        // a's files are too fresh to trust: a snapshot of b alone.
+        #expect(try fixture.runSteps().ran == ["a"])
+        #expect(try fixture.settledBySnapshot() == ["b"])
+        fixture.waitUntilStatusesAreTrusted()
+        // b settled by the snapshot, a decided: everything is up to date, and the snapshot
+        // of everything holds b's files too.
+        #expect(try fixture.runSteps().ran == [])
+        #expect(try fixture.snapshot()?.settledSteps == nil)
+        #expect(try fixture.runSteps().ran == [])
+        try fixture.write("b.c", "b2\n")
+        #expect(try fixture.runSteps().ran == ["b"])
+        #expect(fixture.contents("b.o") == "b2\n")
+    }
+
+    @Test func theFilesEachSettledStepStandsOnReadBackAsWritten() throws {
+        var snapshot = StateFileTests.sampleSnapshot(settledSteps: [
+            ("a", .null), ("b", .string("v")),
+        ])
+        let status = FileStatus(size: 1, modified: 2, changed: 3, inode: 4, mode: 0o100644)
+        snapshot.files += [("/work/a.c", status), ("/work/b.c", status), ("/work/common.h", nil)]
+        snapshot.sharedFileCount = 2
+        snapshot.filesOfSettledSteps = [[2, 4], [3, 4]]
+        snapshot.settlesEveryIncrementalStep = false
+        let decoded = try UpToDateSnapshot(decoding: snapshot.encoded())
+        #expect(decoded == snapshot)
+        #expect(decoded.filesOfSettledSteps == [[2, 4], [3, 4]])
+        #expect(decoded.sharedFileCount == 2)
+        #expect(!decoded.settlesEveryIncrementalStep)
+        // A position past the files is a damaged file, not a crash.
+        snapshot.filesOfSettledSteps = [[2, 5], [3]]
+        #expect(throws: StateFile.Problem.self) {
+            try UpToDateSnapshot(decoding: snapshot.encoded())
+        }
+    }
+
+    @Test func theRunsPreviewSettlesWhatASnapshotSettlesWithoutDecidingIt() throws {
+        // `b` has no record: the cache alone would run it.
+        let fixture = try Self.buildFixture()
+        defer { fixture.remove() }
+        try fixture.write("b.o", "b0\n")
+        let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/" + fixture.file)
+        let cache = StepCache(
+            directory: StateDirectory(path: fixture.directory.path + "/.procflow"),
+            workflowFile: workflow.path, stepIDs: ["a", "b", "link", "check"])
+        var options = WorkflowRunner.Options(cache: cache)
+        options.presettled = ["b": SettledStep(value: .null, note: nil)]
+        let runner = WorkflowRunner(workflow: workflow, options: options, reporters: [])
+        let summary = runner.run()
+        #expect(runner.settledFromSnapshot == ["b"])
+        #expect(fixture.ran.sorted() == ["a", "check", "link"])
+        #expect(summary.rows.first { $0.id == "b" }?.status == .cached)
+    }
+}
