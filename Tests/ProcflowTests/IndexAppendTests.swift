@@ -168,4 +168,26 @@ struct IndexAppendTests {
         #expect(fixture.layout?.appendedLength == 0)
         #expect(Set(fixture.open().loaded.steps.keys) == ["compile", "b"])
     }
+
+    /// What an up-to-date snapshot records of the index: its status as the run read or wrote
+    /// it, and none once another run wrote it since (the run's records may not be the file's).
+    @Test func theStatusARunKnowsTheIndexByIsItsOwnUntilAnotherRunWritesIt() throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let path = fixture.directory.index(for: fixture.workflowFile)
+        try Self.save(fixture.open(), ["a": Self.record("1")])
+        let ours = fixture.open()
+        #expect(ours.ownStatus == FileSystem.status(path))
+        try Self.save(ours, ["a": Self.record("2")])
+        #expect(ours.ownStatus == FileSystem.status(path))
+        // Another run writes the index: what this one read is not what it holds.
+        let other = fixture.open()
+        let late = fixture.open()
+        try Self.save(other, ["b": Self.record("3")])
+        #expect(late.ownStatus != FileSystem.status(path))
+        // Saving merges the other run's records: its status is no longer this run's own.
+        try Self.save(late, ["c": Self.record("4")])
+        #expect(late.ownStatus == nil)
+        #expect(Set(fixture.open().loaded.steps.keys) == ["a", "b", "c"])
+    }
 }

@@ -20,7 +20,7 @@ struct IndexFile {
     /// The index file's status and layout when it was read, then as this process last wrote
     /// it, to tell whether another run has written it since and whether an entry can be
     /// appended to it.
-    private let written: Locked<(status: FileStatus?, layout: StateFile.Layout)>
+    private let written: Locked<(status: FileStatus?, layout: StateFile.Layout, mergedOthers: Bool)>
     /// Whether it was read whole: a damaged state means a full run, histories unused.
     let isSound: Bool
     /// What went wrong reading it, for the run to warn about.
@@ -58,7 +58,7 @@ struct IndexFile {
             warnings.append("the state directory \(directory.path) is not a directory")
         }
         loaded = index
-        written = Locked((loadedStatus, layout))
+        written = Locked((loadedStatus, layout, false))
         self.isSound = isSound
         self.warnings = warnings
     }
@@ -80,7 +80,7 @@ struct IndexFile {
         try directory.prepare()
         let lock = IndexLock(path: directory.lock(for: workflowFile))
         defer { lock.release() }
-        let (before, layout) = written.withLock { $0 }
+        let (before, layout, _) = written.withLock { $0 }
         let now = FileSystem.status(path)
         if now != nil, now == before, layout.isAppendable,
             learnt.storeSize + stored <= StateDirectory.defaultMaximumSize,
@@ -98,6 +98,7 @@ struct IndexFile {
         if let now, now != before, case .success(let bytes) = POSIXIO.readFile(path),
             let written = try? StateIndex(decoding: bytes)
         {
+            self.written.withLock { $0.mergedOthers = true }
             merged = written
             for id in changed {
                 // Another run's record, written since this run read the index, is replaced:
@@ -149,9 +150,19 @@ struct IndexFile {
         remember(after)
     }
 
+    /// The index file's status as this process read it, or last wrote it; `nil` if it merged
+    /// what another run wrote since it read it (what it read of the records other than its
+    /// own may not be what the file holds).
+    var ownStatus: FileStatus? {
+        written.withLock { $0.mergedOthers ? nil : $0.status }
+    }
+
     /// Keeps the index file's status now, as this process wrote it with `layout`.
     private func remember(_ layout: StateFile.Layout) {
         let status = FileSystem.status(path)
-        written.withLock { $0 = (status, layout) }
+        written.withLock {
+            $0.status = status
+            $0.layout = layout
+        }
     }
 }

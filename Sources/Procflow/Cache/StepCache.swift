@@ -482,9 +482,10 @@ public final class StepCache: @unchecked Sendable {
         state.withLock { $0.confirmedSteps.contains(id) }
     }
 
-    /// The index file's status now.
+    /// The index file's status as this run read it, or last wrote it; `nil` if another run
+    /// wrote it since (what this run knows of the records may not be what it holds).
     var indexStatus: FileStatus? {
-        FileSystem.status(directory.index(for: workflowFile))
+        indexFile.ownStatus.flatMap { $0 == FileSystem.status(indexFile.path) ? $0 : nil }
     }
 
     // MARK: - Saving
