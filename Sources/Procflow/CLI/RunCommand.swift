@@ -350,31 +350,34 @@ struct RunCommand: ParsableCommand {
         guard let session = session(console: console) else {
             return CommandLineTool.ExitStatus.usage
         }
-        // The snapshot of the incremental steps alone: they are up to date, the others run,
-        // without the cache (none of them is incremental). Not for --explain, whose reasons
-        // come from the cache, nor with a remote cache, whose answers the run reports. Its
-        // cacheKey commands ran while the workflow loaded.
-        let usableSnapshot = snapshot.flatMap { snapshot in
-            explain || session.settings.remote != nil
-                || !snapshot.isOf(workflow: bytes, otherFiles: otherFiles)
-                || !snapshot.keyCommandsGiveTheSame() ? nil : snapshot
-        }
-        // One that settles every incremental step needs no state; one that settles some (a
-        // file changed: the edit loop), the state for the others.
-        let settledBySnapshot =
-            usableSnapshot?.settlesEveryIncrementalStep == true ? usableSnapshot : nil
         let targetProblem = unknownTarget(in: loaded, chosenTargets)
         let workflow =
             chosenTargets.isEmpty || targetProblem != nil
             ? loaded : loaded.restricted(to: chosenTargets)
         // The cacheKey commands of the steps that run start while the state is read, unless
         // no run follows (a dry run, an unknown target) to take their results.
-        let cache =
-            settledBySnapshot != nil
-            ? nil
-            : session.openCache(
+        func openCache() -> StepCache? {
+            session.openCache(
                 for: loaded, startingKeyCommandsOf: dryRun || targetProblem != nil ? nil : workflow,
                 warn: warn(console))
+        }
+        // Any run but one that a snapshot settles every incremental step of reads the state:
+        // read first, while the cacheKey commands the check started run on.
+        let readsStateFirst = snapshot?.settlesEveryIncrementalStep != true
+        let openedFirst = readsStateFirst ? openCache() : nil
+        // The snapshot of the incremental steps alone: they are up to date, the others run,
+        // without the cache (none of them is incremental), or, if it settles some (a file
+        // changed: the edit loop), with the cache deciding the others. Not for --explain, whose
+        // reasons come from the cache, nor with a remote cache, whose answers the run
+        // reports. Its cacheKey commands ran while the workflow loaded.
+        let usableSnapshot = snapshot.flatMap { snapshot in
+            explain || session.settings.remote != nil
+                || !snapshot.isOf(workflow: bytes, otherFiles: otherFiles)
+                || !snapshot.keyCommandsGiveTheSame() ? nil : snapshot
+        }
+        let settledBySnapshot =
+            usableSnapshot?.settlesEveryIncrementalStep == true ? usableSnapshot : nil
+        let cache = readsStateFirst ? openedFirst : settledBySnapshot == nil ? openCache() : nil
         // Otherwise the run may change what the snapshot says.
         if settledBySnapshot == nil { check.invalidate(with: cache) }
         if let problem = targetProblem { return Self.usageError(problem, console: console) }
