@@ -203,3 +203,28 @@ struct SettledStepsSnapshotTests {
         #expect(summary.rows.first { $0.id == "b" }?.status == .cached)
     }
 }
+
+/// Hundreds of files named by one step (a link's objects) are looked up on every core, each
+/// as it would be alone.
+@Suite("Statuses looked up on every core")
+struct ParallelStatusTests {
+    @Test func theStatusesOfManyPathsAreEachPathsOwnInOrder() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        var paths: [String] = []
+        for n in 0..<(2 * FileDigests.parallelLookups) {
+            let path = root.path + "/f\(n)"
+            // Every third is missing.
+            if n % 3 != 0 { try Data(repeating: 1, count: n).write(to: URL(fileURLWithPath: path)) }
+            paths.append(path)
+        }
+        let statuses = FileDigests().statuses(of: paths)
+        #expect(statuses.count == paths.count)
+        for (path, status) in zip(paths, statuses) {
+            #expect(status == FileSystem.status(path), "\(path)")
+        }
+        // While nothing runs, the statuses seen are kept: the same come back.
+        let digests = FileDigests()
+        #expect(digests.whileNothingRuns { digests.statuses(of: paths) } == statuses)
+    }
+}

@@ -67,6 +67,27 @@ final class FileDigests: @unchecked Sendable {
         return status
     }
 
+    /// The statuses of `paths`, in order, as ``status(of:)`` gives them; looked up on every
+    /// core while something runs (a link's hundreds of objects, at its turn: the run has
+    /// nothing else to do on the other cores), on this thread while nothing does (the
+    /// statuses seen are kept, under the lock).
+    func statuses(of paths: [String]) -> [FileStatus?] {
+        guard paths.count >= Self.parallelLookups, state.withLock({ $0.statuses == nil }) else {
+            return paths.map(status(of:))
+        }
+        let found = Locked([FileStatus?](repeating: nil, count: paths.count))
+        OnEveryCore.slices(of: paths.count, minimumSlice: Self.pathsPerSlice) { range in
+            let statuses = range.map { FileSystem.status(paths[$0]) }
+            found.withLock { $0.replaceSubrange(range, with: statuses) }
+        }
+        return found.withLock { $0 }
+    }
+
+    /// The fewest paths a thread is given to look up: fewer are not worth a thread.
+    private static let pathsPerSlice = 128
+    /// The fewest paths ``statuses(of:)`` looks up on more than one core.
+    static let parallelLookups = 2 * pathsPerSlice
+
     /// The file at `path`, whose status is `status` (`nil` if there is none): read only if
     /// its status is not the trusted one `recorded` has, nor that of a reading in this run.
     func observe(_ path: String, status: FileStatus?, recorded: StepRecord.Source?) -> Observed {

@@ -55,20 +55,21 @@ extension GlobPattern {
 
 extension IncrementalStep.Files {
     /// Every file named, with its status; a path named without wildcards that does not exist
-    /// comes with a `nil` status. Sorted by path, each once.
+    /// comes with a `nil` status. Sorted by path, each once. `statuses`, if given, are those
+    /// of ``paths``, in order, looked up already.
     func expand(
         in directory: String, excluding excluded: String?,
-        status: (String) -> FileStatus? = FileSystem.status
+        status: (String) -> FileStatus? = FileSystem.status, statuses: [FileStatus?]? = nil
     ) -> [(path: String, status: FileStatus?)] {
         var found: [(path: String, status: FileStatus?)] = []
         found.reserveCapacity(paths.count)
         let excludedFolder = excluded.map { $0 + "/" }
-        for path in paths {
+        for (index, path) in paths.enumerated() {
             if let excluded, let excludedFolder, path == excluded || path.hasPrefix(excludedFolder)
             {
                 continue
             }
-            guard let status = status(path) else {
+            guard let status = statuses.map({ $0[index] }) ?? status(path) else {
                 found.append((path, nil))
                 continue
             }

@@ -86,8 +86,11 @@ public final class StepCache: @unchecked Sendable {
     ) -> StepRecord {
         let recorded = latest?.sources ?? []
         var next = 0
+        // Hundreds of files named (a link's objects) are looked up on every core.
+        let named = step.sources.paths
         let sources = step.sources.expand(
-            in: step.directory, excluding: directory.path, status: files.status(of:)
+            in: step.directory, excluding: directory.path, status: files.status(of:),
+            statuses: named.count >= FileDigests.parallelLookups ? files.statuses(of: named) : nil
         ).map {
             file -> StepRecord.Source in
             // Both lists are sorted by path.

@@ -230,28 +230,13 @@ struct UpToDateSnapshot: Sendable, Equatable {
             }
             return changed
         }
-        // On every core, in slices (the core count reads cgroup files: not for a few files):
-        // this thread takes the first, worker threads the others (threads the run goes on to
-        // use). Unless each is wanted, the first change found stops the others.
-        let slices =
-            files.count < 2 * Self.filesPerSlice
-            ? 1 : min(CoreCount.available, files.count / Self.filesPerSlice)
-        guard slices > 1 else { return changed(in: files.indices) { false } }
+        // On every core (threads the run goes on to use). Unless each is wanted, the first
+        // change found stops the others.
         let found = Locked([Int]())
-        @Sendable func check(_ slice: Int) {
-            let range = files.count * slice / slices..<files.count * (slice + 1) / slices
+        OnEveryCore.slices(of: files.count, minimumSlice: Self.filesPerSlice) { range in
             let changed = changed(in: range) { !found.withLock(\.isEmpty) }
             if !changed.isEmpty { found.withLock { $0 += changed } }
         }
-        let done = DispatchSemaphore(value: 0)
-        for slice in 1..<slices {
-            WorkerThreads.shared.run {
-                check(slice)
-                done.signal()
-            }
-        }
-        check(0)
-        for _ in 1..<slices { done.wait() }
         return found.withLock { $0 }
     }
 
