@@ -20,11 +20,11 @@ import ProcedureKit
 /// find it so removes the file before anything else, and writes a new one only if it finds
 /// everything up to date in turn.
 ///
-/// A run that found every incremental step up to date but had other steps to run (a `check`
-/// that always runs: the developer's loop) leaves a snapshot of its incremental steps alone,
-/// ``settledSteps``: the next run whose files are unchanged loads the workflow to run those
-/// others, but settles the incremental steps from the snapshot, without working out their
-/// definitions, reading the index or deciding each one.
+/// A run that had steps to run (a `check` that always runs, or what an edit touched: the
+/// developer's loop) leaves a snapshot of the incremental steps it settled, ``settledSteps``,
+/// each with the files it stands on: the next run loads the workflow to run the others, but
+/// settles from the snapshot each that stands on no changed file, without working out its
+/// definition or deciding it (nor reading the index, if it settles every one).
 struct UpToDateSnapshot: Sendable, Equatable {
     /// What the run is of.
     struct Key: Sendable, Equatable {
@@ -61,9 +61,11 @@ struct UpToDateSnapshot: Sendable, Equatable {
     var keyCommands: [(command: String, digest: Digest)] = []
     var keyDirectory = ""
     var keyAdditions: [CacheKeyValues.Addition] = []
-    /// `nil` when the run ran nothing. Else every incremental step, each with the output it
-    /// gave: the run had other steps to run, which the snapshot does not answer for, and no
-    /// step that the cache decides as the run goes (a `forEach` of incremental steps).
+    /// `nil` when the run ran nothing. Else the incremental steps whose last records stand for
+    /// the run (decided up to date, or run and recorded) and whose files' statuses can be
+    /// trusted, each with the output it gave: the run had other steps to run, which the
+    /// snapshot does not answer for, and no step that the cache decides as the run goes (a
+    /// `forEach` of incremental steps).
     var settledSteps: [(id: String, value: JSONValue)]? = nil
     /// For a snapshot of settled steps: the files each of ``settledSteps`` stands on, in its
     /// order, as positions in ``files``; besides those, each stands on the first
