@@ -93,10 +93,41 @@ struct SettledStepsSnapshotTests {
         fixture.waitUntilStatusesAreTrusted()
         #expect(try fixture.runSteps().ran == ["check"])
         #expect(try fixture.settledBySnapshot() == ["gen", "use"])
+        // use's source changes: it runs with the value gen gave, which the snapshot holds.
+        try fixture.write("use.txt", "v")
+        #expect(try fixture.runSteps().ran == ["check", "use"])
+        #expect(fixture.contents("use.out") == "one")
+        #expect(try fixture.settledBySnapshot() == ["gen"])
         // use's own files are unchanged, but the value it takes is not.
         try fixture.write("in.txt", "two")
         #expect(try fixture.runSteps().ran == ["check", "gen", "use"])
         #expect(fixture.contents("use.out") == "two")
+    }
+
+    @Test func aStepUnderAConditionIsSettledOnlyAsItsTurnComes() throws {
+        // a is decided at its turn, once its condition holds: a snapshot cannot settle it
+        // before the run, whatever its files.
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "a", "kind": "shell", "when": {"exists": "gate"},
+               "run": "\(noting("a", "cp a.c a.o"))", "sources": ["a.c"], "generates": ["a.o"]},
+              {"id": "check", "kind": "shell", "run": "\(noting("check", "true"))"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        try fixture.write("a.c", "a1\n")
+        try fixture.write("gate", "")
+        #expect(try fixture.runSteps().ran == ["a", "check"])
+        fixture.waitUntilStatusesAreTrusted()
+        #expect(try fixture.runSteps().statuses["a"] == "cached")
+        #expect(try fixture.settledBySnapshot() == ["a"])
+        #expect(try fixture.snapshot()?.settlesEveryIncrementalStep == false)
+        // Its condition no longer holds: it is skipped, not taken from the snapshot.
+        try fixture.delete("gate")
+        let skipped = try fixture.runSteps()
+        #expect(skipped.ran == ["check"])
+        #expect(skipped.statuses["a"] == "skipped")
     }
 
     @Test func aStepThatFailedIsLeftOutOfTheSnapshot() throws {

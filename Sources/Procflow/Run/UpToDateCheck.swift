@@ -94,8 +94,12 @@ struct UpToDateCheck {
         if settledSteps != nil {
             snapshot.filesOfSettledSteps = steps.filesOfSteps
             snapshot.sharedFileCount = steps.sharedCount
+            // A next run settles them all before it starts, without deciding or ordering any,
+            // only if this one could too: a step under a condition or a branch, or that waits
+            // for one that runs, is settled only as its turn comes.
+            let every = runner.incrementalStepCount
             snapshot.settlesEveryIncrementalStep =
-                steps.steps.count == runner.incrementalStepCount
+                steps.steps.count == every && runner.settledBeforeRunCount == every
         }
         snapshot.write(in: cache.directory)
     }

@@ -57,6 +57,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// The steps of ``Options/presettled`` the run settled before it started, without
     /// deciding them. Set by ``run()``.
     private(set) var settledFromSnapshot: Set<String> = []
+    /// How many incremental steps the run settled before it started (nothing could stop them
+    /// from running, and everything they wait for was settled too). Set by ``run()``.
+    private(set) var settledBeforeRunCount = 0
     /// The process groups of the run's commands.
     private let processGroups = ProcessGroups()
     /// The executors the run's shell steps use.
@@ -243,6 +246,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         let result = preview.settle(incrementalSteps, with: cache)
         // None is settled if a file could not be put back: each is decided as it comes.
         if !result.settled.isEmpty { settledFromSnapshot = Set(preview.settledFromSnapshot.keys) }
+        settledBeforeRunCount = result.settled.count
         return result
     }
 
