@@ -34,6 +34,12 @@ struct CachePreview {
     private var verdicts: [Verdict?]
     /// Whether each step is settled without putting files back (for a group: all in it).
     private var isSettled: [Bool]
+    /// For a run with ``presettled`` steps: whether each settled step gives what its last
+    /// record gives (settled from the snapshot, or decided up to date by that record; for a
+    /// group, all in it and all it waits for). A step the snapshot settles must wait only for
+    /// such steps: the snapshot took it as up to date with what they gave then, and one
+    /// settled by an earlier record (its sources switched back) gives something else.
+    private var keepsLatest: [Bool]
     private let incremental: [String: IncrementalStep]
     private let cache: StepCache
     /// Whether to wait for a remote cache's answers, or take a step it has not answered for
@@ -66,6 +72,7 @@ struct CachePreview {
         self.positions = positions
         verdicts = Array(repeating: nil, count: steps.count)
         isSettled = Array(repeating: false, count: steps.count)
+        keepsLatest = isSettled
         self.incremental = incremental
         self.cache = cache
         cache.files.whileNothingRuns {
@@ -128,6 +135,7 @@ struct CachePreview {
         case .group:
             guard canSettle else { return .mayRun("its condition decides") }
             isSettled[position] = true
+            keepsLatest[position] = needs(of: position).allSatisfy { keepsLatest[$0] }
             return .upToDate(restoring: [])
         case .branch:
             return .mayRun("it chooses a case when it runs")
@@ -137,8 +145,11 @@ struct CachePreview {
         if let forEach = nested.step.forEach, let context = instanceContext {
             return verdict(ofInstancesOf: nested, forEach, at: position, in: context, canSettle)
         }
-        if canSettle, let known = presettled[id] {
+        if canSettle, let known = presettled[id],
+            needs(of: position).allSatisfy({ keepsLatest[$0] })
+        {
             isSettled[position] = true
+            keepsLatest[position] = true
             settledFromSnapshot[id] = known
             return .upToDate(restoring: [])
         }
@@ -156,7 +167,12 @@ struct CachePreview {
             return .runs(reason)
         case .upToDate, .restore, .fetched:
             if canSettle {
-                if case .upToDate = decision { isSettled[position] = true }
+                if case .upToDate(let record, _) = decision {
+                    isSettled[position] = true
+                    keepsLatest[position] =
+                        !presettled.isEmpty
+                        && cache.latestRecord(of: id).map(record.isSameRun(as:)) == true
+                }
                 settled[id] = decision
             }
             switch decision {
