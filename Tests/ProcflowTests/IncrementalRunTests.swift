@@ -609,9 +609,7 @@ struct IncrementalRunTests {
         let fixture = try Self.pipelineFixture()
         defer { fixture.remove() }
         func trustedStatus() throws -> FileStatus? {
-            let path = try #require(fixture.stateFile("uptodate"))
-            let bytes = try Data(contentsOf: fixture.directory.appendingPathComponent(path))
-            return try UpToDateSnapshot(decoding: Array(bytes)).workflowStatus
+            try #require(try fixture.snapshot()).workflowStatus
         }
         _ = try fixture.runSteps()
         fixture.waitUntilStatusesAreTrusted()

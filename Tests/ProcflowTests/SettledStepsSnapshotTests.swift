@@ -44,6 +44,23 @@ struct SettledStepsSnapshotTests {
         return fixture
     }
 
+    /// Runs a workflow of `gen` (reading `in.txt`, which gets `input`), `use` (reading
+    /// `use.txt`, taking gen's output) and an always running `check`; then again once every
+    /// file's status can be trusted, which leaves a snapshot settling gen and use.
+    static func settleGenAndUse(
+        _ fixture: WorkflowFixture, in input: String,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
+        try fixture.write("in.txt", input)
+        try fixture.write("use.txt", "u")
+        #expect(
+            try fixture.runSteps().ran == ["check", "gen", "use"], sourceLocation: sourceLocation)
+        fixture.waitUntilStatusesAreTrusted()
+        #expect(try fixture.runSteps().ran == ["check"], sourceLocation: sourceLocation)
+        #expect(
+            try fixture.settledBySnapshot() == ["gen", "use"], sourceLocation: sourceLocation)
+    }
+
     @Test func anEditRunLeavesASnapshotOfTheStepsItDidNotRunAndTheNextSettlesThem() throws {
         let fixture = try Self.buildFixture()
         defer { fixture.remove() }
@@ -87,12 +104,7 @@ struct SettledStepsSnapshotTests {
             ]}
             """)
         defer { fixture.remove() }
-        try fixture.write("in.txt", "one")
-        try fixture.write("use.txt", "u")
-        #expect(try fixture.runSteps().ran == ["check", "gen", "use"])
-        fixture.waitUntilStatusesAreTrusted()
-        #expect(try fixture.runSteps().ran == ["check"])
-        #expect(try fixture.settledBySnapshot() == ["gen", "use"])
+        try Self.settleGenAndUse(fixture, in: "one")
         // use's source changes: it runs with the value gen gave, which the snapshot holds.
         try fixture.write("use.txt", "v")
         #expect(try fixture.runSteps().ran == ["check", "use"])
@@ -175,13 +187,8 @@ struct SettledStepsSnapshotTests {
             ]}
             """)
         defer { fixture.remove() }
-        try fixture.write("in.txt", "good")
-        try fixture.write("use.txt", "u")
-        #expect(try fixture.runSteps().ran == ["check", "gen", "use"])
-        fixture.waitUntilStatusesAreTrusted()
-        // use's record now holds its source's status, trusted.
-        #expect(try fixture.runSteps().ran == ["check"])
-        #expect(try fixture.settledBySnapshot() == ["gen", "use"])
+        // use's record then holds its source's status, trusted.
+        try Self.settleGenAndUse(fixture, in: "good")
         try fixture.write("in.txt", "bad")
         // Every file's status trusted: gen's new record could stand in a snapshot. With
         // --explain, which takes nothing from the snapshot, use is decided, and fails.

@@ -364,7 +364,7 @@ struct RunCommand: ParsableCommand {
         // Any run but one that a snapshot settles every incremental step of reads the state:
         // read first, while the cacheKey commands the check started run on.
         let readsStateFirst = snapshot?.settlesEveryIncrementalStep != true
-        let openedFirst = readsStateFirst ? openCache() : nil
+        var cache = readsStateFirst ? openCache() : nil
         // The snapshot of the incremental steps alone: they are up to date, the others run,
         // without the cache (none of them is incremental), or, if it settles some (a file
         // changed: the edit loop), with the cache deciding the others. Not for --explain, whose
@@ -377,7 +377,8 @@ struct RunCommand: ParsableCommand {
         }
         let settledBySnapshot =
             usableSnapshot?.settlesEveryIncrementalStep == true ? usableSnapshot : nil
-        let cache = readsStateFirst ? openedFirst : settledBySnapshot == nil ? openCache() : nil
+        // A snapshot that settled every step, but cannot be used: the state after all.
+        if !readsStateFirst, settledBySnapshot == nil { cache = openCache() }
         // Otherwise the run may change what the snapshot says.
         if settledBySnapshot == nil { check.invalidate(with: cache) }
         if let problem = targetProblem { return Self.usageError(problem, console: console) }
