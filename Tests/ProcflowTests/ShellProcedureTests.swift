@@ -297,7 +297,7 @@ struct StartingCommandTests {
         "echo 'quoted'", "echo \"quoted\"", "printf a\\\\n", "ls ~", "run # comment",
         "(subshell)", "{ group; }", "cmd &", "echo `date`", "a\nb", "NAME=value tool",
         "cd build", "exit 3", "echo -e x", "pwd", "export A", "if", ". ./env.sh", "",
-        "   ", "tool caf\u{E9}",
+        "   ", "tool caf\u{E9}", "readonly NAME", "continue",
     ])
     func anythingElseGoesToTheShell(script: String) {
         #expect(ShellProcedure.Command.script(script).directArguments == nil)

@@ -416,13 +416,9 @@ final class WorkflowBuilder: @unchecked Sendable {
         guard case .shell = step.kind else {
             return [(settings.concurrencyCategory, settings.maxConcurrent, 1)]
         }
-        var places = [
-            (
-                settings.concurrencyCategory, settings.maxConcurrent,
-                step.placement.resources.cpus ?? 1
-            )
-        ]
-        if let memory = step.placement.resources.memory {
+        let resources = step.placement.resources
+        var places = [(settings.concurrencyCategory, settings.maxConcurrent, resources.cpus ?? 1)]
+        if let memory = resources.memory {
             places.append(
                 (settings.concurrencyCategory + ".memory", Self.machineMemory, memory))
         }
@@ -471,14 +467,15 @@ final class WorkflowBuilder: @unchecked Sendable {
         options.stepEnvironment = own
         options.executor = settings.executors.executor(
             step.executor(default: settings.defaultExecutor) ?? "local")
-        options.job = jobRequest(for: step)
+        // What a job is asked for matters only to an executor that submits jobs.
+        if !options.executor.spawnsLocally { options.job = jobRequest(for: step) }
         options.secrets = settings.secrets
         if let service = shell.service, let services {
             options.service = ServiceOptions(
                 service: service, onReady: { services.ready(id, $0) },
                 onExit: { services.exited(id, $0) })
         }
-        if let jobserver = jobserver(for: step, shell) {
+        if let jobserver = jobserver(for: shell, runOn: options.executor) {
             options.jobserver = JobserverUse(
                 jobserver: jobserver, tokens: step.placement.resources.cpus ?? 1,
                 handsOver: shell.jobserver)
@@ -490,9 +487,18 @@ final class WorkflowBuilder: @unchecked Sendable {
     /// elsewhere (Slurm) neither take tokens nor reach the FIFO; a service, which runs on past
     /// its step's end, would hold its token for the whole run.
     private func jobserver(for step: Step, _ shell: Shell) -> RunJobserver? {
-        guard let jobserver = settings.jobserver, shell.service == nil,
-            settings.executors.executor(step.executor(default: settings.defaultExecutor) ?? "local")
-                .spawnsLocally
+        jobserver(
+            for: shell,
+            runOn: settings.executors.executor(
+                step.executor(default: settings.defaultExecutor) ?? "local"))
+    }
+
+    /// The jobserver of a shell step whose commands `executor` runs (looked up once, by the
+    /// caller that has it).
+    private func jobserver(for shell: Shell, runOn executor: any CommandExecutor)
+        -> RunJobserver?
+    {
+        guard let jobserver = settings.jobserver, shell.service == nil, executor.spawnsLocally
         else { return nil }
         return jobserver
     }

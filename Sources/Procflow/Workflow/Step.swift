@@ -157,9 +157,12 @@ public struct Step: Sendable {
     /// Where a shell step's command runs and what it needs, with what the groups holding it
     /// and the workflow give.
     public var placement: Placement {
-        get { storage.fields.placement?.value ?? Placement() }
-        set { fields.placement = newValue == Placement() ? nil : .value(newValue) }
+        // Most steps say nothing: one empty placement serves them all, rather than one made
+        // each time a step is asked (several times as its procedure is built).
+        get { storage.fields.placement?.value ?? Self.noPlacement }
+        set { fields.placement = newValue == Self.noPlacement ? nil : .value(newValue) }
     }
+    private static let noPlacement = Placement()
     /// Where the step is in the file: its JSON Pointer, and the byte offset of its object
     /// (turned into a line and column only for a diagnostic).
     public var pointer: JSONPointer {

@@ -193,15 +193,19 @@ final class Jobserver: Sendable {
     /// Puts `count` tokens in the FIFO.
     func writeTokens(_ count: Int) {
         guard count > 0 else { return }
-        let tokens = [UInt8](repeating: UInt8(ascii: "+"), count: count)
-        tokens.withUnsafeBytes { _ = try? POSIXIO.write($0, to: own) }
+        // On the stack (at most ``mostSlots`` bytes): a step puts its token back at its end.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { tokens in
+            tokens.initialize(repeating: UInt8(ascii: "+"))
+            _ = try? POSIXIO.write(UnsafeRawBufferPointer(tokens), to: own)
+        }
     }
 
     /// Takes up to `count` tokens from the FIFO without waiting; how many it took.
     func readTokens(_ count: Int) -> Int {
         guard count > 0 else { return 0 }
-        var buffer = [UInt8](repeating: 0, count: count)
-        let taken = Glibc.read(own, &buffer, count)
+        let taken = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
+            Glibc.read(own, buffer.baseAddress, count)
+        }
         return max(0, taken)
     }
 
