@@ -32,6 +32,8 @@ struct CachePreview {
     private let steps: [NestedStep]
     private let positions: [String: Int]
     private var verdicts: [Verdict?]
+    /// The positions each step's verdict depends on, once asked.
+    private var knownNeeds: [[Int]?]
     /// Whether each step is settled without putting files back (for a group: all in it).
     private var isSettled: [Bool]
     /// For a run with ``presettled`` steps: whether each settled step gives what its last
@@ -71,6 +73,7 @@ struct CachePreview {
         for (position, nested) in steps.enumerated() { positions[nested.step.id] = position }
         self.positions = positions
         verdicts = Array(repeating: nil, count: steps.count)
+        knownNeeds = Array(repeating: nil, count: steps.count)
         isSettled = Array(repeating: false, count: steps.count)
         keepsLatest = isSettled
         self.incremental = incremental
@@ -102,9 +105,19 @@ struct CachePreview {
         }
     }
 
+    /// What the verdict on a step depends on (``needs(at:)``), worked out once a step: a step
+    /// asks it up to three times, and a link's hundreds of prerequisites were gathered, told
+    /// apart and looked up each time.
+    private mutating func needs(of position: Int) -> [Int] {
+        if let known = knownNeeds[position] { return known }
+        let needs = needs(at: position)
+        knownNeeds[position] = needs
+        return needs
+    }
+
     /// What the verdict on a step depends on: its prerequisites and its groups', and a
     /// group's children.
-    private func needs(of position: Int) -> [Int] {
+    private func needs(at position: Int) -> [Int] {
         let nested = steps[position]
         var needs: [Int] = []
         func add(_ step: Step) {
