@@ -65,19 +65,26 @@ final class StepRecords: Sendable {
 
     /// Notes that attempt of `id` started at `time`.
     func start(_ id: String, at time: Date) {
-        state.withLock {
-            $0.records[id]?.status = .running
-            if $0.records[id]?.started == nil { $0.records[id]?.started = time }
-            $0.records[id]?.attemptStarted = time
+        state.withLock { state in
+            // One lookup: every step that starts comes through here.
+            guard let index = state.records.index(forKey: id) else { return }
+            state.records.values[index].status = .running
+            if state.records.values[index].started == nil {
+                state.records.values[index].started = time
+            }
+            state.records.values[index].attemptStarted = time
         }
     }
 
     /// Notes how long `id` took, now that it ended; returns that, and its record.
     func end(_ id: String) -> (duration: TimeInterval?, record: Record?) {
         state.withLock { state in
-            let duration = state.records[id]?.started.map { Date().timeIntervalSince($0) }
-            state.records[id]?.duration = duration
-            return (duration, state.records[id])
+            guard let index = state.records.index(forKey: id) else { return (nil, nil) }
+            let duration = state.records.values[index].started.map {
+                Date().timeIntervalSince($0)
+            }
+            state.records.values[index].duration = duration
+            return (duration, state.records.values[index])
         }
     }
 

@@ -437,7 +437,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     func finished(_ id: String, _ procedure: Procedure) {
         let outcome = StepOutcome.of(procedure)
         builder.services.finished(id)
-        let tolerated = builder.step(id)?.continueOnError ?? false
+        // Looked up once: every step that ends comes through here.
+        let step = builder.step(id)
+        let tolerated = step?.continueOnError ?? false
         let (duration, record) = records.end(id)
         guard let record, !record.status.isDone else { return }
         let kind: RunEvent.Kind
@@ -445,7 +447,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         var reason: String?
         switch outcome {
         case .succeeded:
-            let isService = builder.step(id)?.service != nil
+            let isService = step?.service != nil
             if isService { reason = "service ready in \(formatDuration(duration ?? 0))" }
             (kind, status) = (.stepSucceeded(duration: duration ?? 0, ready: isService), .succeeded)
         case .cached(let note):
@@ -464,11 +466,13 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             (kind, status) = (.stepCancelled(reason: message, duration: duration), .cancelled)
         }
         records.settle(id, status, reason: reason)
-        if status == .succeeded || status == .cached, let value = output(of: id, procedure) {
-            keep(id, value: value)
+        if status == .succeeded || status == .cached, let format = step?.outputFormat,
+            format != .none, let value = output(of: id, procedure)
+        {
+            keep(id, value: value, format: format)
         }
         emit(step: id, kind)
-        if case .branch = builder.step(id)?.kind {
+        if case .branch = step?.kind {
             // Cases a branch never chose are never built: their steps are reported with it.
             skipPending(reason: "branch \(id) did not run") { $0.path.contains(id) }
         }
@@ -498,12 +502,6 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private func output(of id: String, _ procedure: Procedure) -> JSONValue? {
         if let node = builder.node(id), node === procedure { return node.output.value?.value }
         return (procedure as? any OutputProcedure<JSONValue>)?.output.value?.value
-    }
-
-    /// Keeps the preview of `value`, the output of `id`, for the summary, if it shows one.
-    private func keep(_ id: String, value: JSONValue) {
-        guard let format = builder.step(id)?.outputFormat else { return }
-        keep(id, value: value, format: format)
     }
 
     /// Keeps the preview of `value`, the output of `id` in `format`, if that shows one.
