@@ -88,6 +88,16 @@ struct ConcurrencyLimitTests {
         waitUntilIdle(queue)
     }
 
+    @Test func aLimitIsNamedByItsCategoryAndPlacesUnlessNamedOtherwise() {
+        #expect(ConcurrencyLimit(category: "cores", limit: 4).name == "ConcurrencyLimit<cores, 4>")
+        #expect(
+            ConcurrencyLimit(category: "cores", limit: 4, weight: 2).name
+                == "ConcurrencyLimit<cores, 2 of 4>")
+        let named = ConcurrencyLimit(category: "cores", limit: 4)
+        named.name = "build slots"
+        #expect(named.name == "build slots")
+    }
+
     @Test func aWeightOverTheLimitTakesEveryPlace() {
         let category = uniqueCategory()
         let queue = ProcedureQueue()

@@ -22,11 +22,20 @@ public final class ConcurrencyLimit: Condition, @unchecked Sendable {
         self.limit = max(1, limit)
         self.weight = min(max(1, weight), self.limit)
         super.init()
-        name =
-            self.weight == 1
-            ? "ConcurrencyLimit<\(category), \(self.limit)>"
-            : "ConcurrencyLimit<\(category), \(self.weight) of \(self.limit)>"
         addToAttachedProcedure(sharedCategory: category, limit: self.limit, weight: self.weight)
+    }
+
+    /// `ConcurrencyLimit<category, limit>` (`weight of limit` for a weight above 1) unless
+    /// another was given: made when asked, not for every procedure given a limit (a run
+    /// gives one to each of its steps).
+    public override var name: String? {
+        get {
+            super.name
+                ?? (weight == 1
+                    ? "ConcurrencyLimit<\(category), \(limit)>"
+                    : "ConcurrencyLimit<\(category), \(weight) of \(limit)>")
+        }
+        set { super.name = newValue }
     }
 
     public override func evaluate(
