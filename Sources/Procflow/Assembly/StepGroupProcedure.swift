@@ -9,6 +9,17 @@ import ProcedureKit
 class StepGroupProcedure: GroupProcedure, StepPortsProcedure, @unchecked Sendable {
     // @unchecked Sendable: input and output live in `ports`, a `Locked` mutex.
     let ports = Locked(StepPorts())
+    /// Whether the group lets go of its children as they end, and how many have ended since
+    /// it last did.
+    private let endedChildren = Locked((releases: false, count: 0))
+
+    /// Whether the group lets go of its children as they end, a few hundred at a time: for a
+    /// group of many steps whose procedures nothing asks for once they have ended (those a
+    /// run builds as it goes). ``children`` then holds the others.
+    var releasesEndedChildren: Bool {
+        get { endedChildren.withLock { $0.releases } }
+        set { endedChildren.withLock { $0.releases = newValue } }
+    }
 
     /// - Parameter tolerated: the ids of children whose failures are only warnings.
     init(children: [Operation], tolerated: Set<String>) {
@@ -21,5 +32,17 @@ class StepGroupProcedure: GroupProcedure, StepPortsProcedure, @unchecked Sendabl
         // a missing value.
         ports.withLock { if $0.output.isPending { $0.output = .ready(.success(.null)) } }
         super.execute()
+    }
+
+    override func child(_ child: Procedure, willFinishWithError error: (any Error)?) {
+        super.child(child, willFinishWithError: error)
+        let release = endedChildren.withLock { ended -> Bool in
+            guard ended.releases else { return false }
+            ended.count += 1
+            guard ended.count >= 256 else { return false }
+            ended.count = 0
+            return true
+        }
+        if release { releaseFinishedChildren() }
     }
 }

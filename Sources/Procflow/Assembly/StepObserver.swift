@@ -14,13 +14,24 @@ struct StepObserver: ProcedureObserver {
     let announcesStart: Bool
     /// For a step with a mutex: when it became ready but for the mutex.
     let readiness: ReadinessClock?
+    /// For a step built once what it waits for has started, or one such a step waits for:
+    /// what is told when it starts and ends.
+    var deferral: DeferredSteps? = nil
 
     func will(execute procedure: Procedure) {
         if let since = readiness?.readySince { events.waited(id, .mutex, since: since) }
         if announcesStart { events.started(id, attempt: 1) }
+        deferral?.reached(id)
     }
 
     func will(finish procedure: Procedure, with error: (any Error)?) {
         events.finished(id, procedure)
+        // A step that never started: what waits for it is built now, to be skipped or
+        // cancelled as it would have been.
+        deferral?.reached(id)
+    }
+
+    func did(finish procedure: Procedure, with error: (any Error)?) {
+        deferral?.ended(id)
     }
 }

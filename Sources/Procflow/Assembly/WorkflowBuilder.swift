@@ -79,6 +79,12 @@ final class WorkflowBuilder: @unchecked Sendable {
     private let sharedEnvironment: SharedEnvironment
     /// `settings.directory` made absolute: where a command without a `cwd` starts.
     private let commandDirectory: String
+    /// The steps built once what they wait for has started; set by ``buildRoot()``, before
+    /// anything runs.
+    private var deferral: DeferredSteps?
+    /// The deferred steps let go of once nothing needed them, and whether each made its work
+    /// (an incremental step may not have): what ``node(_:)`` no longer answers for.
+    private let forgotten = Locked([String: Bool]())
 
     /// The builder of `workflow`'s procedures; `nestedSteps` are its steps, in file order.
     init(
@@ -131,10 +137,51 @@ final class WorkflowBuilder: @unchecked Sendable {
 
     /// The root group, holding every top-level step.
     func buildRoot() -> StepGroupProcedure {
+        if settings.stop == nil,
+            let selection = DeferredSteps.select(
+                workflow, nestedSteps: steps.withLock(\.all),
+                leftOut: leftOut.withLock { $0 }, settled: Set(settled.withLock(\.keys)))
+        {
+            deferral = DeferredSteps(
+                selection, build: { [weak self] ids in self?.buildDeferred(ids) },
+                forget: { [weak self] id in self?.forget(id) })
+        }
+        let hold = deferral?.hold(for: workflow.steps)
         let root = StepGroupProcedure(
-            children: build(workflow.steps), tolerated: tolerated(workflow.steps))
+            children: build(workflow.steps) + (hold.map { [$0] } ?? []),
+            tolerated: tolerated(workflow.steps))
         root.name = workflow.name
+        if let hold { attach(root, to: hold) }
         return root
+    }
+
+    /// Builds and wires the deferred steps `ids`, whose prerequisites have all started, and
+    /// adds each to its group.
+    private func buildDeferred(_ ids: [String]) {
+        guard let deferral else { return }
+        for id in ids {
+            guard let step = step(id) else { continue }
+            var built: [Step] = []
+            guard let node = makeNode(step, built: &built) else { continue }
+            for step in built { wire(step) }
+            deferral.add(node, for: id)
+        }
+    }
+
+    /// Lets go of the deferred step `id`, which has ended, as have the steps that wait for it.
+    private func forget(_ id: String) {
+        guard let node = nodes.withLock({ $0.removeValue(forKey: id) }) else { return }
+        forgotten.withLock { $0[id] = (node as? IncrementalStepProcedure)?.madeWork ?? true }
+        environmentInputs.withLock { _ = $0.removeValue(forKey: id) }
+        readinessClocks.withLock { _ = $0.removeValue(forKey: id) }
+        conditions.withLock { _ = $0.removeValue(forKey: id) }
+    }
+
+    /// Names `group` as the group of the deferred steps `hold` waits for; it lets go of its
+    /// children as they end, which nothing asks for again.
+    private func attach(_ group: StepGroupProcedure, to hold: DeferredSteps.Hold) {
+        deferral?.attach(group, to: hold)
+        group.releasesEndedChildren = true
     }
 
     /// The procedures built so far for steps that do work themselves (not groups and branches)
@@ -158,16 +205,32 @@ final class WorkflowBuilder: @unchecked Sendable {
         steps.withLock { table in ids.map { table[$0]?.step.outputFormat ?? .none } }
     }
 
-    /// The procedure that stands for the step `id`, once built.
+    /// The procedure that stands for the step `id`, once built, until it is let go of (a
+    /// deferred step, once it and what waits for it have ended).
     func node(_ id: String) -> (any OutputProcedure<JSONValue>)? {
         nodes.withLock { $0[id] }
+    }
+
+    /// Whether a procedure was built for the step `id`.
+    func built(_ id: String) -> Bool {
+        node(id) != nil || forgotten.withLock { $0[id] != nil }
+    }
+
+    /// Whether the step `id`'s procedure made the procedure that does its work: `nil` if none
+    /// was built; not for an incremental step the cache found up to date as the run went.
+    func madeWork(_ id: String) -> Bool? {
+        if let node = node(id) { return (node as? IncrementalStepProcedure)?.madeWork ?? true }
+        return forgotten.withLock { $0[id] }
     }
 
     /// Builds `list` and everything nested in it (but the cases of branches, built when the
     /// branch runs), then wires them: references can point anywhere among steps built so far.
     private func build(_ list: [Step]) -> [Operation] {
         var built: [Step] = []
-        let operations = list.compactMap { makeNode($0, built: &built) as Operation? }
+        let operations = list.compactMap { step -> Operation? in
+            if let deferral, deferral.defers(step.id) { return nil }
+            return makeNode(step, built: &built)
+        }
         for step in built { wire(step) }
         return operations
     }
@@ -188,9 +251,14 @@ final class WorkflowBuilder: @unchecked Sendable {
         }
         switch step.kind {
         case .group(let group):
-            let children = group.steps.compactMap { makeNode($0, built: &built) as Operation? }
+            let children = group.steps.compactMap { step -> Operation? in
+                if let deferral, deferral.defers(step.id) { return nil }
+                return makeNode(step, built: &built)
+            }
+            let hold = deferral?.hold(for: group.steps)
             let procedure = StepGroupProcedure(
-                children: children, tolerated: tolerated(group.steps))
+                children: children + (hold.map { [$0] } ?? []), tolerated: tolerated(group.steps))
+            if let hold { attach(procedure, to: hold) }
             // The run's limit applies to every step; a group's own is a further limit within it.
             procedure.maxConcurrentOperationCount = group.maxConcurrency ?? 0
             if let inputTo = group.inputTo, let child = self.node(inputTo.id) {
@@ -243,7 +311,8 @@ final class WorkflowBuilder: @unchecked Sendable {
         node.addObserver(
             StepObserver(
                 id: step.id, events: events, announcesStart: !announcesItself,
-                readiness: readiness))
+                readiness: readiness,
+                deferral: deferral.flatMap { $0.follows(step.id) ? $0 : nil }))
         if let readiness { readinessClocks.withLock { $0[step.id] = readiness } }
         nodes.withLock { $0[step.id] = node }
         built.append(step)

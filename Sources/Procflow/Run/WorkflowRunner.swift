@@ -280,14 +280,20 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
 
     /// Whether the run built a procedure for the step `id` (once ``run()`` has returned).
     func builtProcedure(for id: String) -> Bool {
+        builder?.built(id) ?? false
+    }
+
+    /// Whether the run still holds a procedure for the step `id` (once ``run()`` has
+    /// returned): not for a step built as the run went, let go of once it and the steps that
+    /// wait for it had ended.
+    func holdsProcedure(for id: String) -> Bool {
         builder?.node(id) != nil
     }
 
     /// Whether the run made the procedure that does the step `id`'s work (once ``run()`` has
     /// returned): not for an incremental step the cache found up to date as the run went.
     func madeWork(for id: String) -> Bool {
-        guard let node = builder?.node(id) else { return false }
-        return (node as? IncrementalStepProcedure)?.madeWork ?? true
+        builder?.madeWork(id) ?? false
     }
 
     /// How many children the procedure of the step `id` holds (once ``run()`` has returned):

@@ -1,0 +1,279 @@
+import Dispatch
+import ProcedureKit
+
+/// The steps a run builds once every step they wait for has started, rather than all before
+/// the run starts; and lets go of once they and the steps that wait for them have ended.
+///
+/// A run of a hundred thousand steps otherwise holds a procedure for each, with its conditions
+/// and observers, from its start to its end: about 3 KiB a step. Built this way, what a run
+/// holds at once is the steps under way and those about to be.
+///
+/// A step is deferred only where that changes nothing a run does or reports (``select(_:nestedSteps:leftOut:settled:)``):
+/// a step that does work itself, waiting for at least one step, in groups that start with
+/// their parent and cannot be skipped, in a run with no service, no `--fail-fast` and no
+/// `always` step. Whatever waits for a deferred step is deferred too, so that it is built
+/// after the step it wires itself to.
+///
+/// A group holding deferred steps gets one more child, a ``Hold``, that ends once the last of
+/// them has been added: the group cannot finish before all its steps are in it.
+final class DeferredSteps: @unchecked Sendable {
+    // @unchecked Sendable: the mutable state lives in `state`, a `Locked` mutex; `groups` is
+    // filled while the run's procedures are built, before any runs, and read-only after.
+
+    /// What a run defers: for each deferred step, the steps it waits for.
+    struct Selection {
+        /// Each deferred step's prerequisites, those left out of the run's graph excepted.
+        var prerequisites: [String: [String]] = [:]
+        /// For each step a deferred step waits for, the deferred steps that wait for it.
+        var dependents: [String: [String]] = [:]
+    }
+
+    /// A group's child that keeps it from finishing until its deferred steps are all in it.
+    final class Hold: Procedure, @unchecked Sendable {
+        // @unchecked Sendable: its state lives in `state`, a `Locked` mutex.
+        private let state = Locked((executing: false, released: false))
+
+        override init() {
+            // Cancelled with its group, it still waits: the deferred steps yet to come are
+            // added, cancelled, and report so.
+            super.init(disableAutomaticFinishing: true)
+            name = "deferred steps"
+        }
+
+        override func execute() {
+            let released = state.withLock { state in
+                state.executing = true
+                return state.released
+            }
+            if released { finish() }
+        }
+
+        /// The last deferred step is in the group.
+        func release() {
+            let executing = state.withLock { state in
+                state.released = true
+                return state.executing
+            }
+            if executing { finish() }
+        }
+    }
+
+    private struct Group {
+        let hold: Hold
+        var procedure: StepGroupProcedure?
+        var pending: Int
+    }
+
+    private struct State {
+        /// Deferred steps not built yet: how many of their prerequisites have not started.
+        var waiting: [String: Int] = [:]
+        /// For each step deferred steps wait for and which has not started: those steps.
+        var dependents: [String: [String]]
+        /// Deferred steps not let go of yet: the deferred steps that wait for each (built or
+        /// not) and have not ended, plus one while it has not ended itself.
+        var holders: [String: Int] = [:]
+        /// Each deferred step's prerequisites that are deferred too, until it ends.
+        var heldPrerequisites: [String: [String]] = [:]
+        /// Each deferred step's group, as an index in `groups`, until it is built.
+        var group: [String: Int] = [:]
+        var groups: [Group] = []
+    }
+
+    private let state: Locked<State>
+    /// Builds the steps whose prerequisites have all started, off the thread that started
+    /// the last, which goes on with its own step.
+    private let queue = DispatchQueue(label: "procflow.deferred-steps")
+    private let build: @Sendable ([String]) -> Void
+    private let forget: @Sendable (String) -> Void
+
+    /// - Parameters:
+    ///   - selection: the steps deferred and what they wait for.
+    ///   - build: builds and wires the steps named, once each: their procedures go to
+    ///     ``add(_:for:)``.
+    ///   - forget: lets go of a deferred step's procedure, which nothing needs any more.
+    init(
+        _ selection: Selection, build: @escaping @Sendable ([String]) -> Void,
+        forget: @escaping @Sendable (String) -> Void
+    ) {
+        var state = State(dependents: selection.dependents)
+        state.waiting.reserveCapacity(selection.prerequisites.count)
+        state.holders.reserveCapacity(selection.prerequisites.count)
+        for (id, prerequisites) in selection.prerequisites {
+            state.waiting[id] = prerequisites.count
+            state.holders[id, default: 0] += 1
+            let deferred = prerequisites.filter { selection.prerequisites[$0] != nil }
+            for prerequisite in deferred { state.holders[prerequisite, default: 0] += 1 }
+            if !deferred.isEmpty { state.heldPrerequisites[id] = deferred }
+        }
+        self.state = Locked(state)
+        self.build = build
+        self.forget = forget
+    }
+
+    /// Whether the step `id` is built once its prerequisites have started.
+    func defers(_ id: String) -> Bool {
+        state.withLock { $0.waiting[id] != nil }
+    }
+
+    /// Whether the step `id` must tell when it starts and ends: it is deferred, or a deferred
+    /// step waits for it.
+    func follows(_ id: String) -> Bool {
+        state.withLock { $0.holders[id] != nil || $0.dependents[id] != nil }
+    }
+
+    /// The hold of a group of `steps`, if some are deferred; ``attach(_:to:)`` names the group.
+    func hold(for steps: [Step]) -> Hold? {
+        state.withLock { state in
+            let deferred = steps.filter { state.waiting[$0.id] != nil }
+            guard !deferred.isEmpty else { return nil }
+            let hold = Hold()
+            for step in deferred { state.group[step.id] = state.groups.count }
+            state.groups.append(Group(hold: hold, procedure: nil, pending: deferred.count))
+            return hold
+        }
+    }
+
+    /// Names the group whose hold `hold` is.
+    func attach(_ group: StepGroupProcedure, to hold: Hold) {
+        state.withLock { state in
+            guard let index = state.groups.firstIndex(where: { $0.hold === hold }) else { return }
+            state.groups[index].procedure = group
+        }
+    }
+
+    /// The step `id` has started, or ended without starting: the deferred steps that waited
+    /// only for it and others already started are built.
+    func reached(_ id: String) {
+        let ready = state.withLock { state -> [String] in
+            guard let dependents = state.dependents.removeValue(forKey: id) else { return [] }
+            var ready: [String] = []
+            for dependent in dependents {
+                guard let left = state.waiting[dependent] else { continue }
+                if left == 1 {
+                    state.waiting[dependent] = nil
+                    ready.append(dependent)
+                } else {
+                    state.waiting[dependent] = left - 1
+                }
+            }
+            return ready
+        }
+        guard !ready.isEmpty else { return }
+        queue.async { [build] in build(ready) }
+    }
+
+    /// Adds the procedure built for the deferred step `id` to its group.
+    func add(_ procedure: Procedure, for id: String) {
+        let group = state.withLock { state -> Group? in
+            guard let index = state.group.removeValue(forKey: id) else { return nil }
+            state.groups[index].pending -= 1
+            return state.groups[index]
+        }
+        guard let group, let parent = group.procedure else { return }
+        parent.addChild(procedure)
+        // After the step is in: the group never sees all its children ended in between.
+        if group.pending == 0 { group.hold.release() }
+    }
+
+    /// The step `id` has ended: the deferred steps nothing needs any more are let go of.
+    func ended(_ id: String) {
+        let gone = state.withLock { state -> [String] in
+            var gone: [String] = []
+            func drop(_ id: String) {
+                guard let count = state.holders[id] else { return }
+                if count == 1 {
+                    state.holders[id] = nil
+                    gone.append(id)
+                } else {
+                    state.holders[id] = count - 1
+                }
+            }
+            guard state.holders[id] != nil else { return [] }
+            drop(id)
+            for prerequisite in state.heldPrerequisites.removeValue(forKey: id) ?? [] {
+                drop(prerequisite)
+            }
+            return gone
+        }
+        for id in gone { forget(id) }
+    }
+
+    /// Which of `workflow`'s steps a run defers, `nestedSteps` being its steps; `nil` for
+    /// none.
+    ///
+    /// - Parameter leftOut: the steps the run builds nothing for (up to date, their output
+    ///   taken by nothing): what waits for them waits for nothing.
+    static func select(
+        _ workflow: Workflow, nestedSteps: [NestedStep], leftOut: Set<String>,
+        settled: Set<String>
+    ) -> Selection? {
+        if nestedSteps.contains(where: { $0.step.service != nil || $0.step.always }) {
+            return nil
+        }
+        let forEachSteps = Set(nestedSteps.lazy.filter { $0.step.forEach != nil }.map(\.step.id))
+        var groups: [String: Step] = [:]
+        for nested in nestedSteps where !nested.step.kind.isLeaf {
+            groups[nested.step.id] = nested.step
+        }
+        // The steps built before the run: not in a branch's case, nor made for a forEach's
+        // items.
+        func isBuiltFirst(_ nested: NestedStep) -> Bool {
+            nested.cases.isEmpty
+                && (forEachSteps.isEmpty || !nested.path.contains(where: forEachSteps.contains))
+        }
+        var builtFirst = Set<String>(minimumCapacity: nestedSteps.count)
+        for nested in nestedSteps where isBuiltFirst(nested) { builtFirst.insert(nested.step.id) }
+        // The groups whose steps may be deferred: they start as their parent does, cannot be
+        // skipped or time out, and take no input and give no output from a deferred step.
+        func startsWithItsParent(_ group: Step) -> Bool {
+            guard case .group(let content) = group.kind else { return false }
+            return content.maxConcurrency == nil && group.forEach == nil
+                && group.prerequisites.isEmpty && group.when == nil && group.timeout == nil
+                && group.mutex.isEmpty && group.retry == nil
+        }
+        var boundInGroups = Set<String>()
+        for group in groups.values {
+            guard case .group(let content) = group.kind else { continue }
+            if let inputTo = content.inputTo { boundInGroups.insert(inputTo.id) }
+            if let outputFrom = content.outputFrom { boundInGroups.insert(outputFrom.id) }
+        }
+        var prerequisites: [String: [String]] = [:]
+        for nested in nestedSteps where isBuiltFirst(nested) {
+            let step = nested.step
+            guard step.kind.isLeaf, step.forEach == nil, !leftOut.contains(step.id),
+                !settled.contains(step.id), !boundInGroups.contains(step.id),
+                nested.path.allSatisfy({ groups[$0].map(startsWithItsParent) ?? false })
+            else { continue }
+            let waitsFor = step.prerequisites.filter { !leftOut.contains($0) }
+            guard !waitsFor.isEmpty, waitsFor.allSatisfy(builtFirst.contains) else { continue }
+            prerequisites[step.id] = waitsFor
+        }
+        guard !prerequisites.isEmpty else { return nil }
+        // What waits for a deferred step is built after it: a step built before the run that
+        // waits for one would find nothing to wire to. So neither it nor what it waits for,
+        // and so on, is deferred.
+        var undeferred: [String] = []
+        for nested in nestedSteps where prerequisites[nested.step.id] == nil {
+            for id in nested.step.prerequisites where prerequisites[id] != nil {
+                undeferred.append(id)
+            }
+        }
+        while let id = undeferred.popLast() {
+            guard let waitsFor = prerequisites.removeValue(forKey: id) else { continue }
+            for prerequisite in waitsFor where prerequisites[prerequisite] != nil {
+                undeferred.append(prerequisite)
+            }
+        }
+        guard !prerequisites.isEmpty else { return nil }
+        var selection = Selection(prerequisites: prerequisites)
+        // In file order: steps ready at once are built, and so queued, in the order the file
+        // gives them, as they are when built before the run.
+        for nested in nestedSteps {
+            guard let waitsFor = prerequisites[nested.step.id] else { continue }
+            for prerequisite in waitsFor {
+                selection.dependents[prerequisite, default: []].append(nested.step.id)
+            }
+        }
+        return selection
+    }
+}

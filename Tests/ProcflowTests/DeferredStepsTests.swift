@@ -1,0 +1,217 @@
+import Foundation
+import ProcedureKit
+import Testing
+
+@testable import Procflow
+
+/// Reports to a check of the runner's procedures as each step starts.
+private final class StartWatcher: Reporter, Sendable {
+    private let runner = Locked<WorkflowRunner?>(nil)
+    private let seen = Locked([String: [String: Bool]]())
+    /// The steps whose procedures are looked for at each start.
+    let watched: [String]
+
+    init(watching watched: [String]) {
+        self.watched = watched
+    }
+
+    func watch(_ runner: WorkflowRunner) {
+        self.runner.withLock { $0 = runner }
+    }
+
+    func report(_ event: RunEvent) {
+        guard case .stepStarted = event.kind, let step = event.step,
+            let runner = runner.withLock({ $0 })
+        else { return }
+        let built = Dictionary(
+            uniqueKeysWithValues: watched.map { ($0, runner.builtProcedure(for: $0)) })
+        seen.withLock { $0[step] = built }
+    }
+
+    /// For each of the watched steps, whether it had a procedure when `step` started.
+    func built(when step: String) -> [String: Bool]? {
+        seen.withLock { $0[step] }
+    }
+}
+
+/// Loads `json` from a fixture and runs it in this process: the runner and the summary.
+private func run(
+    _ fixture: WorkflowFixture, reportingTo reporters: [any Reporter] = [],
+    before: (WorkflowRunner) -> Void = { _ in }
+) throws -> (WorkflowRunner, RunSummary) {
+    let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/" + fixture.file)
+    let runner = WorkflowRunner(workflow: workflow, options: .init(), reporters: reporters)
+    before(runner)
+    return (runner, runner.run())
+}
+
+/// The steps a run builds as it goes: once what they wait for has started.
+@Suite("Steps built as the run goes")
+struct DeferredStepsTests {
+
+    @Test func aStepIsBuiltOnlyOnceEveryStepItWaitsForHasStarted() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "a", "kind": "shell", "run": "true"},
+              {"id": "b", "kind": "shell", "run": "true", "dependsOn": ["a"]},
+              {"id": "c", "kind": "shell", "run": "printf c", "output": "text", "dependsOn": ["b"]},
+              {"id": "d", "kind": "shell", "run": "test \\"$C\\" = c", "inputs": {"C": {"from": "c"}}}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let watcher = StartWatcher(watching: ["b", "c", "d"])
+        let (runner, summary) = try run(fixture, reportingTo: [watcher]) { watcher.watch($0) }
+        #expect(summary.result == .succeeded)
+        #expect(summary.rows.map(\.status) == [.succeeded, .succeeded, .succeeded, .succeeded])
+        // As a started, b and c were not built: b is built once a has started (after a's
+        // start is reported), c once b has.
+        #expect(watcher.built(when: "a") == ["b": false, "c": false, "d": false])
+        #expect(watcher.built(when: "b")?["d"] == false)
+        for id in ["a", "b", "c", "d"] { #expect(runner.builtProcedure(for: id)) }
+    }
+
+    @Test func aStepBuiltAsTheRunGoesIsLetGoOfOnceItAndWhatWaitsForItHaveEnded() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "a", "kind": "shell", "run": "true"},
+              {"id": "b", "kind": "shell", "run": "true", "dependsOn": ["a"]},
+              {"id": "c", "kind": "shell", "run": "true", "dependsOn": ["b"]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let (runner, summary) = try run(fixture)
+        #expect(summary.result == .succeeded)
+        // a waits for nothing: built before the run, it stays in the graph.
+        #expect(runner.holdsProcedure(for: "a"))
+        #expect(!runner.holdsProcedure(for: "b"))
+        #expect(!runner.holdsProcedure(for: "c"))
+        #expect(runner.builtProcedure(for: "b") && runner.madeWork(for: "b"))
+    }
+
+    @Test func aGroupLetsGoOfTheStepsBuiltAsTheRunGoesAsTheyEnd() throws {
+        let steps = (0..<300).map {
+            #"{"id": "s\#($0)", "kind": "file", "op": "write", "path": "out/\#($0).txt", "content": "x", "dependsOn": ["first"]}"#
+        }
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "first", "kind": "shell", "run": "mkdir -p out"},
+              {"id": "g", "kind": "group", "procedures": [\(steps.joined(separator: ",\n"))]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let (runner, summary) = try run(fixture)
+        #expect(summary.result == .succeeded)
+        #expect(summary.rows.filter { $0.status == .succeeded }.count == 302)
+        // Let go of 256 at a time: what is left is fewer than that.
+        #expect(runner.childrenHeld(by: "g") < 256)
+    }
+
+    @Test func aGroupEndsOnlyOnceTheStepsItBuildsAsTheRunGoesHaveEnded() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "g", "kind": "group", "procedures": [
+                {"id": "a", "kind": "shell", "run": "true"},
+                {"id": "b", "kind": "shell", "run": "sleep 0.2 && printf b > b.txt", "dependsOn": ["a"]}
+              ]},
+              {"id": "after", "kind": "shell", "run": "test -f b.txt", "dependsOn": ["g"]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let (_, summary) = try run(fixture)
+        #expect(summary.result == .succeeded)
+        #expect(summary.rows.map(\.status) == [.succeeded, .succeeded, .succeeded, .succeeded])
+    }
+
+    @Test func aFailureSkipsTheStepsBuiltAfterItAsItSkippedThemBefore() throws {
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "a", "kind": "shell", "run": "exit 3", "output": "text"},
+              {"id": "b", "kind": "shell", "run": "printf b", "output": "text", "dependsOn": ["a"]},
+              {"id": "c", "kind": "shell", "run": "cat", "input": {"from": "b"}}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let (_, summary) = try run(fixture)
+        #expect(summary.result == .failed)
+        #expect(summary.rows.map(\.status) == [.failed, .skipped, .skipped])
+        #expect(summary.rows[1].reason?.contains("a failed") == true)
+    }
+
+    // MARK: - Which steps
+
+    private func select(_ json: String) throws -> DeferredSteps.Selection? {
+        let fixture = try WorkflowFixture(json)
+        defer { fixture.remove() }
+        let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/" + fixture.file)
+        return DeferredSteps.select(
+            workflow, nestedSteps: workflow.nestedSteps, leftOut: [], settled: [])
+    }
+
+    @Test func whatAStepBuiltBeforeTheRunWaitsForIsBuiltBeforeItToo() throws {
+        // b is waited for by a step of a branch's case, built when the branch chooses; c by
+        // d, which a group gives as its output; e by nothing.
+        let selection = try #require(
+            try select(
+                """
+                {"procedures": [
+                  {"id": "a", "kind": "shell", "run": "printf x", "output": "text"},
+                  {"id": "b", "kind": "shell", "run": "true", "dependsOn": ["a"]},
+                  {"id": "pick", "kind": "branch", "on": {"from": "a"}, "cases": [
+                    {"equals": "x", "procedures": [{"id": "x", "kind": "shell", "run": "true", "dependsOn": ["b"]}]}
+                  ]},
+                  {"id": "c", "kind": "shell", "run": "true", "dependsOn": ["a"]},
+                  {"id": "g", "kind": "group", "outputFrom": "d", "procedures": [
+                    {"id": "d", "kind": "shell", "run": "printf d", "output": "text", "dependsOn": ["c"]}
+                  ]},
+                  {"id": "e", "kind": "shell", "run": "true", "dependsOn": ["b", "c"]}
+                ]}
+                """))
+        #expect(Set(selection.prerequisites.keys) == ["e"])
+        #expect(selection.dependents == ["b": ["e"], "c": ["e"]])
+    }
+
+    @Test func aGroupThatMayNotStartWithItsParentBuildsItsStepsBeforeTheRun() throws {
+        let selection = try #require(
+            try select(
+                """
+                {"procedures": [
+                  {"id": "a", "kind": "shell", "run": "true"},
+                  {"id": "g", "kind": "group", "when": {"env": "HOME"}, "procedures": [
+                    {"id": "b", "kind": "shell", "run": "true", "dependsOn": ["a"]}
+                  ]},
+                  {"id": "h", "kind": "group", "procedures": [
+                    {"id": "c", "kind": "shell", "run": "true", "dependsOn": ["a"]}
+                  ]},
+                  {"id": "limited", "kind": "group", "maxConcurrency": 1, "procedures": [
+                    {"id": "d", "kind": "shell", "run": "true", "dependsOn": ["a"]}
+                  ]}
+                ]}
+                """))
+        #expect(Set(selection.prerequisites.keys) == ["c"])
+    }
+
+    @Test func aRunWithAnAlwaysStepOrAServiceDefersNothing() throws {
+        #expect(
+            try select(
+                """
+                {"procedures": [
+                  {"id": "a", "kind": "shell", "run": "true"},
+                  {"id": "b", "kind": "shell", "run": "true", "dependsOn": ["a"]},
+                  {"id": "tidy", "kind": "shell", "run": "true", "always": true}
+                ]}
+                """) == nil)
+        #expect(
+            try select(
+                """
+                {"procedures": [
+                  {"id": "db", "kind": "shell", "service": true, "run": "sleep 5", "ready": {"log": "up", "timeout": 2.5}},
+                  {"id": "b", "kind": "shell", "run": "true", "dependsOn": ["db"]}
+                ]}
+                """) == nil)
+    }
+}
