@@ -9,13 +9,16 @@ import ProcedureKit
 class StepGroupProcedure: GroupProcedure, StepPortsProcedure, @unchecked Sendable {
     // @unchecked Sendable: input and output live in `ports`, a `Locked` mutex.
     let ports = Locked(StepPorts())
-    /// Whether the group lets go of its children as they end, and how many have ended since
-    /// it last did.
-    private let endedChildren = Locked((releases: false, count: 0))
+    /// Whether the group lets go of its children as they end; how many have ended since it
+    /// last did, and how many it held then.
+    private let endedChildren = Locked((releases: false, count: 0, held: 0))
 
-    /// Whether the group lets go of its children as they end, a few hundred at a time: for a
-    /// group of many steps whose procedures nothing asks for once they have ended (those a
-    /// run builds as it goes). ``children`` then holds the others.
+    /// Whether the group lets go of its children as they end: for a group of many steps whose
+    /// procedures nothing asks for once they have ended (those a run builds as it goes).
+    /// ``children`` then holds the others, and a few that ended last.
+    ///
+    /// They are let go of once as many have ended as half those held after the last time, and
+    /// at least 32: each child is looked at a few times, however many the group has.
     var releasesEndedChildren: Bool {
         get { endedChildren.withLock { $0.releases } }
         set { endedChildren.withLock { $0.releases = newValue } }
@@ -39,10 +42,13 @@ class StepGroupProcedure: GroupProcedure, StepPortsProcedure, @unchecked Sendabl
         let release = endedChildren.withLock { ended -> Bool in
             guard ended.releases else { return false }
             ended.count += 1
-            guard ended.count >= 256 else { return false }
+            guard ended.count >= max(32, ended.held / 2) else { return false }
             ended.count = 0
             return true
         }
-        if release { releaseFinishedChildren() }
+        guard release else { return }
+        releaseFinishedChildren()
+        let held = children.count
+        endedChildren.withLock { $0.held = held }
     }
 }

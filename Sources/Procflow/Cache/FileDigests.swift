@@ -43,12 +43,18 @@ final class FileDigests: @unchecked Sendable {
     private let reader = ContentStore(directory: "", temporaryDirectory: "")
     private let state = Locked(State())
 
-    /// Makes room for `count` files, so that the run's tables do not grow as it goes.
+    /// Makes room for `count` files, so that the run's tables do not grow as it goes; room
+    /// made before stays.
     func reserveCapacity(_ count: Int) {
         state.withLock { state in
             state.hashed.reserveCapacity(count)
-            state.expected = count
+            state.expected = max(state.expected, count)
         }
+    }
+
+    /// How many files the table of those hashed in this run holds without growing.
+    var capacity: Int {
+        state.withLock { $0.hashed.capacity }
     }
 
     /// Calls `body`, during which no file changes (nothing runs): each file's status is

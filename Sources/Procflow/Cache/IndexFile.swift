@@ -111,7 +111,11 @@ struct IndexFile {
                 merged.steps[id] = learnt.steps[id]
             }
         }
-        merged.steps = merged.steps.filter { isKnown($0.key) }
+        // Filtered only when some record goes: a filtered copy of a large index is a second
+        // table beside the run's own.
+        if merged.steps.keys.contains(where: { !isKnown($0) }) {
+            merged.steps = merged.steps.filter { isKnown($0.key) }
+        }
         merged.storeSize += stored
         if merged.storeSize > StateDirectory.defaultMaximumSize {
             // Down to three quarters, so that the next runs do not measure it again.

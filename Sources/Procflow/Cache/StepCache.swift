@@ -75,6 +75,24 @@ public final class StepCache: @unchecked Sendable {
         self.files.reserveCapacity(files)
     }
 
+    /// Makes room for `steps` steps to be recorded by this run, which read and make about
+    /// `files` files: the tables of what it learns are made once, at their size, rather than
+    /// doubled as it goes (each doubling holds the old table and the new one at once, late in
+    /// a large run: tens of MiB at 100,000 steps).
+    func expect(steps: Int, files: Int) {
+        state.withLock { state in
+            state.index.steps.reserveCapacity(max(state.index.steps.count, steps))
+            state.changedSteps.reserveCapacity(steps)
+            state.confirmedSteps.reserveCapacity(steps)
+        }
+        self.files.reserveCapacity(files)
+    }
+
+    /// How many steps' records the run's index holds without growing.
+    var recordCapacity: Int {
+        state.withLock { $0.index.steps.capacity }
+    }
+
     // MARK: - Deciding
 
     /// What is known of `step` before it runs, given its wired `inputs` (`input` or

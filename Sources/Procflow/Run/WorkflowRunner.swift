@@ -196,6 +196,15 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     }
 
     private func runProcedures(_ settled: [String: SettledStep]) {
+        if let cache = options.cache {
+            // What the run may record: the incremental steps not settled before it.
+            var (steps, files) = (0, 0)
+            for (id, step) in incrementalSteps where settled[id] == nil {
+                steps += 1
+                files += step.sources.paths.count + step.generates.paths.count
+            }
+            cache.expect(steps: steps, files: files)
+        }
         builder = makeBuilder()
         let leftOut = builder.settle(settled)
         // Ended before the run starts: reported before anything else.
