@@ -21,6 +21,11 @@ struct StepObserver: ProcedureObserver {
     func will(execute procedure: Procedure) {
         if let since = readiness?.readySince { events.waited(id, .mutex, since: since) }
         if announcesStart { events.started(id, attempt: 1) }
+    }
+
+    func did(execute procedure: Procedure) {
+        // Once its command has started (a shell step's `execute` spawns it): what waits for it
+        // is built while the command runs, not before.
         deferral?.reached(id)
     }
 
