@@ -40,7 +40,10 @@ private func run(
     before: (WorkflowRunner) -> Void = { _ in }
 ) throws -> (WorkflowRunner, RunSummary) {
     let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/" + fixture.file)
-    let runner = WorkflowRunner(workflow: workflow, options: .init(), reporters: reporters)
+    // Built as the run goes however few they are: a run does so from thousands.
+    var options = WorkflowRunner.Options()
+    options.deferringFrom = 1
+    let runner = WorkflowRunner(workflow: workflow, options: options, reporters: reporters)
     before(runner)
     return (runner, runner.run())
 }
@@ -144,12 +147,33 @@ struct DeferredStepsTests {
 
     // MARK: - Which steps
 
-    private func select(_ json: String) throws -> DeferredSteps.Selection? {
+    private func select(_ json: String, atLeast: Int = 1) throws -> DeferredSteps.Selection? {
         let fixture = try WorkflowFixture(json)
         defer { fixture.remove() }
         let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/" + fixture.file)
         return DeferredSteps.select(
-            workflow, nestedSteps: workflow.nestedSteps, leftOut: [], settled: [])
+            workflow, nestedSteps: workflow.nestedSteps, leftOut: [], settled: [],
+            atLeast: atLeast)
+    }
+
+    @Test func aRunDefersStepsOnlyWhenItCanDeferMany() throws {
+        let workflow = """
+            {"procedures": [
+              {"id": "a", "kind": "shell", "run": "true"},
+              {"id": "b", "kind": "shell", "run": "true", "dependsOn": ["a"]},
+              {"id": "c", "kind": "shell", "run": "true", "dependsOn": ["a"]}
+            ]}
+            """
+        #expect(try select(workflow, atLeast: 2)?.prerequisites.count == 2)
+        #expect(try select(workflow, atLeast: 3) == nil)
+        #expect(try select(workflow, atLeast: DeferredSteps.worthwhileCount) == nil)
+        // A run of the command builds every step of so small a workflow before it starts.
+        let fixture = try WorkflowFixture(workflow)
+        defer { fixture.remove() }
+        let loaded = try WorkflowLoader.load(path: fixture.directory.path + "/" + fixture.file)
+        let runner = WorkflowRunner(workflow: loaded, options: .init(), reporters: [])
+        #expect(runner.run().result == .succeeded)
+        #expect(runner.holdsProcedure(for: "b") && runner.holdsProcedure(for: "c"))
     }
 
     @Test func whatAStepBuiltBeforeTheRunWaitsForIsBuiltBeforeItToo() throws {

@@ -27,6 +27,9 @@ final class WorkflowBuilder: @unchecked Sendable {
         /// With `--fail-fast`, or `always` steps that must run after an interrupt: set when the
         /// run stops early.
         var stop: RunStop? = nil
+        /// How many steps must be able to be built as the run reaches them for the run to do
+        /// so (``DeferredSteps``).
+        var deferringFrom = DeferredSteps.worthwhileCount
         /// The executors of the run, and the one a shell step that names none takes.
         var executors: RunExecutors
         var defaultExecutor: String
@@ -140,7 +143,8 @@ final class WorkflowBuilder: @unchecked Sendable {
         if settings.stop == nil,
             let selection = DeferredSteps.select(
                 workflow, nestedSteps: steps.withLock(\.all),
-                leftOut: leftOut.withLock { $0 }, settled: Set(settled.withLock(\.keys)))
+                leftOut: leftOut.withLock { $0 }, settled: Set(settled.withLock(\.keys)),
+                atLeast: settings.deferringFrom)
         {
             deferral = DeferredSteps(
                 selection, build: { [weak self] ids in self?.buildDeferred(ids) },

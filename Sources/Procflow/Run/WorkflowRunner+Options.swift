@@ -48,6 +48,9 @@ extension WorkflowRunner {
         /// decides the others (some files the snapshot looked at changed): each is settled
         /// before the run, without being decided, if what it waits for is settled too.
         var presettled: [String: SettledStep] = [:]
+        /// How many steps the run must be able to build as it reaches them for it to do so
+        /// (``DeferredSteps``): below it, every step is built before the run.
+        var deferringFrom = DeferredSteps.worthwhileCount
 
         /// Options with procflow's defaults: as many steps at once as cores, a 5 s grace period, a
         /// 16 MiB capture limit, procflow's own environment.

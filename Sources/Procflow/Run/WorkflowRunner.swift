@@ -150,6 +150,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
                 captureLimit: options.captureLimit, maxConcurrent: max(1, options.maxConcurrent),
                 concurrencyCategory: "procflow.run.\(runID)", processGroups: processGroups,
                 stop: options.failFast || hasAlwaysSteps ? runStop : nil,
+                deferringFrom: options.deferringFrom,
                 executors: executors,
                 defaultExecutor: workflow.defaultExecutor(override: options.executor),
                 maxJobs: max(1, options.maxJobs), jobsCategory: "procflow.jobs.\(runID)",
