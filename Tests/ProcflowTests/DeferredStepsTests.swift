@@ -152,7 +152,7 @@ struct DeferredStepsTests {
         defer { fixture.remove() }
         let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/" + fixture.file)
         return DeferredSteps.select(
-            workflow, nestedSteps: workflow.nestedSteps, leftOut: [], settled: [],
+            workflow, nestedSteps: workflow.nestedSteps, leftOut: [], settled: [:],
             atLeast: atLeast)
     }
 

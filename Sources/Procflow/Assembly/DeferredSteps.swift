@@ -8,10 +8,11 @@ import ProcedureKit
 /// holds at once is the steps under way and those about to be.
 ///
 /// A step is deferred only where that changes nothing a run does or reports
-/// (``select(_:nestedSteps:leftOut:settled:)``): a step that does work itself, waiting for at
-/// least one step, in groups that start with their parent and cannot be skipped, in a run
-/// with no service, no `--fail-fast` and no `always` step. Whatever waits for a deferred step is deferred too, so that it is built
-/// after the step it wires itself to.
+/// (``select(_:nestedSteps:leftOut:settled:atLeast:)``): a step that does work itself,
+/// waiting for at least one step, in groups that start with their parent and cannot be
+/// skipped, in a run with no service, no `--fail-fast` and no `always` step. Whatever waits
+/// for a deferred step is deferred too, so that it is built after the step it wires itself
+/// to.
 ///
 /// A group holding deferred steps gets one more child, a ``Hold``, that ends once the last of
 /// them has been added: the group cannot finish before all its steps are in it.
@@ -217,7 +218,7 @@ final class DeferredSteps: @unchecked Sendable {
     ///   - atLeast: how many steps must be deferrable: `nil` below.
     static func select(
         _ workflow: Workflow, nestedSteps: [NestedStep], leftOut: Set<String>,
-        settled: Set<String>, atLeast: Int = worthwhileCount
+        settled: [String: SettledStep], atLeast: Int = worthwhileCount
     ) -> Selection? {
         // A step is deferred only if it waits for one: there must be more steps than that.
         if nestedSteps.count <= atLeast
@@ -256,7 +257,7 @@ final class DeferredSteps: @unchecked Sendable {
         for nested in nestedSteps where isBuiltFirst(nested) {
             let step = nested.step
             guard step.kind.isLeaf, step.forEach == nil, !leftOut.contains(step.id),
-                !settled.contains(step.id), !boundInGroups.contains(step.id),
+                settled[step.id] == nil, !boundInGroups.contains(step.id),
                 nested.path.allSatisfy({ groups[$0].map(startsWithItsParent) ?? false })
             else { continue }
             let waitsFor = step.prerequisites.filter { !leftOut.contains($0) }

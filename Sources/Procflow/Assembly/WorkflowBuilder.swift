@@ -140,11 +140,13 @@ final class WorkflowBuilder: @unchecked Sendable {
 
     /// The root group, holding every top-level step.
     func buildRoot() -> StepGroupProcedure {
-        if settings.stop == nil,
+        // Looked at only for a workflow large enough: most are not, and their runs pay
+        // nothing for it.
+        let nestedSteps = steps.withLock(\.all)
+        if settings.stop == nil, nestedSteps.count > settings.deferringFrom,
             let selection = DeferredSteps.select(
-                workflow, nestedSteps: steps.withLock(\.all),
-                leftOut: leftOut.withLock { $0 }, settled: Set(settled.withLock(\.keys)),
-                atLeast: settings.deferringFrom)
+                workflow, nestedSteps: nestedSteps, leftOut: leftOut.withLock { $0 },
+                settled: settled.withLock { $0 }, atLeast: settings.deferringFrom)
         {
             deferral = DeferredSteps(
                 selection, build: { [weak self] ids in self?.buildDeferred(ids) },
