@@ -172,17 +172,21 @@ final class DeferredSteps: @unchecked Sendable {
         build(ready)
     }
 
-    /// Adds the procedure built for the deferred step `id` to its group.
-    func add(_ procedure: Procedure, for id: String) {
-        let group = state.withLock { state -> Group? in
-            guard let index = state.group.removeValue(forKey: id) else { return nil }
-            state.groups[index].pending -= 1
-            return state.groups[index]
+    /// Adds the procedure built for the deferred step `id` to its group; `nil` if none could
+    /// be built (its group is not held open for it).
+    func add(_ procedure: Procedure?, for id: String) {
+        let group = state.withLock { state -> Int? in state.group.removeValue(forKey: id) }
+        guard let group else { return }
+        if let procedure, let parent = state.withLock({ $0.groups[group].procedure }) {
+            parent.addChild(procedure)
         }
-        guard let group, let parent = group.procedure else { return }
-        parent.addChild(procedure)
-        // After the step is in: the group never sees all its children ended in between.
-        if group.pending == 0 { group.hold.release() }
+        // Counted once the step is in: the group's last deferred step, added on another
+        // thread, cannot end the hold while this one is on its way.
+        let (pending, hold) = state.withLock { state in
+            state.groups[group].pending -= 1
+            return (state.groups[group].pending, state.groups[group].hold)
+        }
+        if pending == 0 { hold.release() }
     }
 
     /// The step `id` has ended: the deferred steps nothing needs any more are let go of.

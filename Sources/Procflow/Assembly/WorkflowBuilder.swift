@@ -166,9 +166,8 @@ final class WorkflowBuilder: @unchecked Sendable {
     private func buildDeferred(_ ids: [String]) {
         guard let deferral else { return }
         for id in ids {
-            guard let step = step(id) else { continue }
             var built: [Step] = []
-            guard let node = makeNode(step, built: &built) else { continue }
+            let node = step(id).flatMap { makeNode($0, built: &built) }
             for step in built { wire(step) }
             deferral.add(node, for: id)
         }
@@ -233,12 +232,18 @@ final class WorkflowBuilder: @unchecked Sendable {
     /// branch runs), then wires them: references can point anywhere among steps built so far.
     private func build(_ list: [Step]) -> [Operation] {
         var built: [Step] = []
-        let operations = list.compactMap { step -> Operation? in
+        let operations = makeNodes(list, built: &built)
+        for step in built { wire(step) }
+        return operations
+    }
+
+    /// The procedures of `steps`, in order, but for those left out and those built as the run
+    /// reaches them.
+    private func makeNodes(_ steps: [Step], built: inout [Step]) -> [Operation] {
+        steps.compactMap { step -> Operation? in
             if let deferral, deferral.defers(step.id) { return nil }
             return makeNode(step, built: &built)
         }
-        for step in built { wire(step) }
-        return operations
     }
 
     private func tolerated(_ list: [Step]) -> Set<String> {
@@ -257,10 +262,7 @@ final class WorkflowBuilder: @unchecked Sendable {
         }
         switch step.kind {
         case .group(let group):
-            let children = group.steps.compactMap { step -> Operation? in
-                if let deferral, deferral.defers(step.id) { return nil }
-                return makeNode(step, built: &built)
-            }
+            let children = makeNodes(group.steps, built: &built)
             let hold = deferral?.hold(for: group.steps)
             let procedure = StepGroupProcedure(
                 children: children + (hold.map { [$0] } ?? []), tolerated: tolerated(group.steps))
