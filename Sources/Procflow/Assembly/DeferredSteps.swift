@@ -156,17 +156,7 @@ final class DeferredSteps: @unchecked Sendable {
     func reached(_ id: String) {
         let ready = state.withLock { state -> [String] in
             guard let dependents = state.dependents.removeValue(forKey: id) else { return [] }
-            var ready: [String] = []
-            for dependent in dependents {
-                guard let left = state.waiting[dependent] else { continue }
-                if left == 1 {
-                    state.waiting[dependent] = nil
-                    ready.append(dependent)
-                } else {
-                    state.waiting[dependent] = left - 1
-                }
-            }
-            return ready
+            return dependents.filter { state.waiting.countDown($0) }
         }
         guard !ready.isEmpty else { return }
         build(ready)
@@ -192,22 +182,9 @@ final class DeferredSteps: @unchecked Sendable {
     /// The step `id` has ended: the deferred steps nothing needs any more are let go of.
     func ended(_ id: String) {
         let gone = state.withLock { state -> [String] in
-            var gone: [String] = []
-            func drop(_ id: String) {
-                guard let count = state.holders[id] else { return }
-                if count == 1 {
-                    state.holders[id] = nil
-                    gone.append(id)
-                } else {
-                    state.holders[id] = count - 1
-                }
-            }
             guard state.holders[id] != nil else { return [] }
-            drop(id)
-            for prerequisite in state.heldPrerequisites.removeValue(forKey: id) ?? [] {
-                drop(prerequisite)
-            }
-            return gone
+            let held = [id] + (state.heldPrerequisites.removeValue(forKey: id) ?? [])
+            return held.filter { state.holders.countDown($0) }
         }
         for id in gone { forget(id) }
     }
@@ -295,5 +272,14 @@ final class DeferredSteps: @unchecked Sendable {
             }
         }
         return selection
+    }
+}
+
+extension Dictionary where Value == Int {
+    /// Takes one from the count of `key`; true, the entry removed, when that was its last.
+    fileprivate mutating func countDown(_ key: Key) -> Bool {
+        guard let count = self[key] else { return false }
+        self[key] = count == 1 ? nil : count - 1
+        return count == 1
     }
 }
