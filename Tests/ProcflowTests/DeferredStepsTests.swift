@@ -145,6 +145,38 @@ struct DeferredStepsTests {
         #expect(summary.rows[1].reason?.contains("a failed") == true)
     }
 
+    /// The command, on a workflow large enough to build its steps as it goes: every step runs,
+    /// and the data wired along a chain of them arrives.
+    @Test func theCommandBuildsTheStepsOfALargeWorkflowAsItGoes() throws {
+        let count = DeferredSteps.worthwhileCount
+        var steps = [
+            #"{"id": "first", "kind": "shell", "run": "mkdir -p out && printf 0", "output": "text"}"#
+        ]
+        for n in 0..<count {
+            steps.append(
+                #"{"id": "w\#(n)", "kind": "file", "op": "write", "path": "out/\#(n).txt", "content": "x", "dependsOn": ["first"]}"#
+            )
+        }
+        // A chain passing a value along: each takes the one before's output.
+        for n in 1...3 {
+            steps.append(
+                #"{"id": "c\#(n)", "kind": "shell", "run": "printf $((V + 1))", "output": "text", "inputs": {"V": {"from": "\#(n == 1 ? "first" : "c\(n - 1)")"}}}"#
+            )
+        }
+        steps.append(
+            #"{"id": "check", "kind": "shell", "run": "test \"$V\" = 3", "inputs": {"V": {"from": "c3"}}}"#
+        )
+        let fixture = try WorkflowFixture(
+            #"{"procedures": [\#(steps.joined(separator: ",\n"))]}"#)
+        defer { fixture.remove() }
+        let result = try fixture.run()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\(count + 5) succeeded"), "\(result.stdout.suffix(300))")
+        let written = try FileManager.default.contentsOfDirectory(
+            atPath: fixture.directory.path + "/out")
+        #expect(written.count == count)
+    }
+
     // MARK: - Which steps
 
     private func select(_ json: String, atLeast: Int = 1) throws -> DeferredSteps.Selection? {
