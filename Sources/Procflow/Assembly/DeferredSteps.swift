@@ -39,10 +39,14 @@ final class DeferredSteps: @unchecked Sendable {
 
     /// A group's child that keeps it from finishing until its deferred steps are all in it.
     final class Hold: Procedure, @unchecked Sendable {
-        // @unchecked Sendable: its state lives in `state`, a `Locked` mutex.
+        // @unchecked Sendable: its state lives in `state`, a `Locked` mutex; `group` is
+        // constant.
         private let state = Locked((executing: false, released: false))
+        /// Its group's place among the groups holding deferred steps.
+        fileprivate let group: Int
 
-        override init() {
+        fileprivate init(group: Int) {
+            self.group = group
             // Cancelled with its group, it still waits: the deferred steps yet to come are
             // added, cancelled, and report so.
             super.init(disableAutomaticFinishing: true)
@@ -132,8 +136,8 @@ final class DeferredSteps: @unchecked Sendable {
         state.withLock { state in
             let deferred = steps.filter { state.waiting[$0.id] != nil }
             guard !deferred.isEmpty else { return nil }
-            let hold = Hold()
-            for step in deferred { state.group[step.id] = state.groups.count }
+            let hold = Hold(group: state.groups.count)
+            for step in deferred { state.group[step.id] = hold.group }
             state.groups.append(Group(hold: hold, procedure: nil, pending: deferred.count))
             return hold
         }
@@ -141,10 +145,7 @@ final class DeferredSteps: @unchecked Sendable {
 
     /// Names the group whose hold `hold` is.
     func attach(_ group: StepGroupProcedure, to hold: Hold) {
-        state.withLock { state in
-            guard let index = state.groups.firstIndex(where: { $0.hold === hold }) else { return }
-            state.groups[index].procedure = group
-        }
+        state.withLock { $0.groups[hold.group].procedure = group }
     }
 
     /// The step `id` has started (its `execute` has returned: a command has been spawned), or

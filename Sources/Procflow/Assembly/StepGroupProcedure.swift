@@ -9,23 +9,22 @@ import ProcedureKit
 class StepGroupProcedure: GroupProcedure, StepPortsProcedure, @unchecked Sendable {
     // @unchecked Sendable: input and output live in `ports`, a `Locked` mutex.
     let ports = Locked(StepPorts())
-    /// Whether the group lets go of its children as they end; how many have ended since it
-    /// last did, and how many it held then.
-    private let endedChildren = Locked((releases: false, count: 0, held: 0))
-
     /// Whether the group lets go of its children as they end: for a group of many steps whose
     /// procedures nothing asks for once they have ended (those a run builds as it goes).
     /// ``children`` then holds the others, and a few that ended last.
     ///
     /// They are let go of once as many have ended as half those held after the last time, and
     /// at least 32: each child is looked at a few times, however many the group has.
-    var releasesEndedChildren: Bool {
-        get { endedChildren.withLock { $0.releases } }
-        set { endedChildren.withLock { $0.releases = newValue } }
-    }
+    let releasesEndedChildren: Bool
+    /// How many children have ended since the group last let go of them, and how many it held
+    /// then.
+    private let endedChildren = Locked((count: 0, held: 0))
 
-    /// - Parameter tolerated: the ids of children whose failures are only warnings.
-    init(children: [Operation], tolerated: Set<String>) {
+    /// - Parameters:
+    ///   - tolerated: the ids of children whose failures are only warnings.
+    ///   - releasesEndedChildren: whether it lets go of its children as they end.
+    init(children: [Operation], tolerated: Set<String>, releasesEndedChildren: Bool = false) {
+        self.releasesEndedChildren = releasesEndedChildren
         super.init(operations: children)
         transformChildErrorBlock = keepingFailures(tolerating: tolerated)
     }
@@ -39,8 +38,9 @@ class StepGroupProcedure: GroupProcedure, StepPortsProcedure, @unchecked Sendabl
 
     override func child(_ child: Procedure, willFinishWithError error: (any Error)?) {
         super.child(child, willFinishWithError: error)
+        // Most groups keep their children: they take no lock here.
+        guard releasesEndedChildren else { return }
         let release = endedChildren.withLock { ended -> Bool in
-            guard ended.releases else { return false }
             ended.count += 1
             guard ended.count >= max(32, ended.held / 2) else { return false }
             ended.count = 0

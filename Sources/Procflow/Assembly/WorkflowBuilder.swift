@@ -155,9 +155,9 @@ final class WorkflowBuilder: @unchecked Sendable {
         let hold = deferral?.hold(for: workflow.steps)
         let root = StepGroupProcedure(
             children: build(workflow.steps) + (hold.map { [$0] } ?? []),
-            tolerated: tolerated(workflow.steps))
+            tolerated: tolerated(workflow.steps), releasesEndedChildren: hold != nil)
         root.name = workflow.name
-        if let hold { attach(root, to: hold) }
+        if let hold { deferral?.attach(root, to: hold) }
         return root
     }
 
@@ -176,17 +176,10 @@ final class WorkflowBuilder: @unchecked Sendable {
     /// Lets go of the deferred step `id`, which has ended, as have the steps that wait for it.
     private func forget(_ id: String) {
         guard let node = nodes.withLock({ $0.removeValue(forKey: id) }) else { return }
-        forgotten.withLock { $0[id] = (node as? IncrementalStepProcedure)?.madeWork ?? true }
+        forgotten.withLock { $0[id] = Self.madeWork(node) }
         environmentInputs.withLock { _ = $0.removeValue(forKey: id) }
         readinessClocks.withLock { _ = $0.removeValue(forKey: id) }
         conditions.withLock { _ = $0.removeValue(forKey: id) }
-    }
-
-    /// Names `group` as the group of the deferred steps `hold` waits for; it lets go of its
-    /// children as they end, which nothing asks for again.
-    private func attach(_ group: StepGroupProcedure, to hold: DeferredSteps.Hold) {
-        deferral?.attach(group, to: hold)
-        group.releasesEndedChildren = true
     }
 
     /// The procedures built so far for steps that do work themselves (not groups and branches)
@@ -224,8 +217,14 @@ final class WorkflowBuilder: @unchecked Sendable {
     /// Whether the step `id`'s procedure made the procedure that does its work: `nil` if none
     /// was built; not for an incremental step the cache found up to date as the run went.
     func madeWork(_ id: String) -> Bool? {
-        if let node = node(id) { return (node as? IncrementalStepProcedure)?.madeWork ?? true }
+        if let node = node(id) { return Self.madeWork(node) }
         return forgotten.withLock { $0[id] }
+    }
+
+    /// Whether `node` made the procedure that does its step's work: any but an incremental
+    /// step found up to date as the run went.
+    private static func madeWork(_ node: any OutputProcedure<JSONValue>) -> Bool {
+        (node as? IncrementalStepProcedure)?.madeWork ?? true
     }
 
     /// Builds `list` and everything nested in it (but the cases of branches, built when the
@@ -265,8 +264,9 @@ final class WorkflowBuilder: @unchecked Sendable {
             let children = makeNodes(group.steps, built: &built)
             let hold = deferral?.hold(for: group.steps)
             let procedure = StepGroupProcedure(
-                children: children + (hold.map { [$0] } ?? []), tolerated: tolerated(group.steps))
-            if let hold { attach(procedure, to: hold) }
+                children: children + (hold.map { [$0] } ?? []), tolerated: tolerated(group.steps),
+                releasesEndedChildren: hold != nil)
+            if let hold { deferral?.attach(procedure, to: hold) }
             // The run's limit applies to every step; a group's own is a further limit within it.
             procedure.maxConcurrentOperationCount = group.maxConcurrency ?? 0
             if let inputTo = group.inputTo, let child = self.node(inputTo.id) {
