@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Procflow
@@ -69,6 +70,73 @@ struct StateFileTests {
         let decoded = try StateIndex(decoding: index.encoded())
         #expect(decoded.steps == index.steps)
         #expect(decoded.storeSize == 1234)
+    }
+
+    /// The checksum as the files of format 2 and 3 define it, taken whole.
+    private static func definedChecksum(_ bytes: [UInt8]) -> UInt64 {
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (UInt64(bytes.count) &* multiplier)
+        var index = 0
+        while index + 8 <= bytes.count {
+            var word: UInt64 = 0
+            for byte in 0..<8 { word |= UInt64(bytes[index + byte]) << (8 * UInt64(byte)) }
+            let mixed = hash ^ (word &* multiplier)
+            hash = (mixed &<< 29 | mixed &>> 35) &* 0xBF58_476D_1CE4_E5B9
+            index += 8
+        }
+        while index < bytes.count {
+            hash = (hash ^ UInt64(bytes[index])) &* 0x100_0000_01B3
+            index += 1
+        }
+        hash = (hash ^ (hash >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        hash = (hash ^ (hash >> 27)) &* 0x94D0_49BB_1331_11EB
+        return hash ^ (hash >> 31)
+    }
+
+    @Test func aChecksumTakenInPiecesIsTheChecksumOfTheWhole() {
+        var generator = SystemRandomNumberGenerator()
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 100, 1000] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let whole = bytes.withUnsafeBytes { Checksum.of($0) }
+            #expect(whole == Self.definedChecksum(bytes), "\(length) bytes")
+            for _ in 0..<20 {
+                // Cut at random places, into pieces of any length, empty ones too.
+                var cuts = (0..<Int.random(in: 0...5)).map { _ in Int.random(in: 0...length) }
+                cuts = [0] + cuts.sorted() + [length]
+                var stream = Checksum.Stream(length: length)
+                for (start, end) in zip(cuts, cuts.dropFirst()) {
+                    bytes[start..<end].withUnsafeBytes { stream.add($0) }
+                }
+                #expect(stream.finished() == whole, "\(length) bytes cut at \(cuts)")
+            }
+        }
+    }
+
+    @Test func anIndexWrittenInPiecesIsTheIndexEncodedWhole() throws {
+        var index = Self.sampleIndex()
+        let record = index.steps["compile"]!
+        for number in 0..<300 {
+            var other = record
+            other.value = Array(String(repeating: "v", count: number % 37).utf8)
+            index.steps["step \(number)"] = other
+        }
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let whole = index.encoded()
+        for piece in [1, 7, 100, 4096, 1 << 20] {
+            let path = root.path + "/index-\(piece)"
+            var length = 0
+            try POSIXIO.writeAtomically(to: path, sync: false) {
+                descriptor throws(POSIXIO.Failure) in
+                length = try index.write(to: descriptor, piece: piece)
+            }
+            let written = try POSIXIO.readFile(path).get()
+            #expect(written == whole, "pieces of \(piece) bytes")
+            #expect(length == whole.count)
+            let decoded = try StateIndex.decoding(written)
+            #expect(decoded.index.steps == index.steps)
+            #expect(decoded.layout == StateFile.Layout(baseLength: whole.count, isAppendable: true))
+        }
     }
 
     @Test func everyFlippedByteIsNoticed() {

@@ -15,6 +15,24 @@ struct BinaryWriter {
         bytes
     }
 
+    /// How many bytes it holds.
+    var count: Int { bytes.count }
+
+    /// Hands what it wrote to `take`, and starts again in the same room: a large file is
+    /// encoded and written a piece at a time.
+    mutating func drain<E: Error>(_ take: (UnsafeRawBufferPointer) throws(E) -> Void) throws(E) {
+        var failure: E?
+        bytes.withUnsafeBytes { buffer in
+            do throws(E) {
+                try take(buffer)
+            } catch {
+                failure = error
+            }
+        }
+        bytes.removeAll(keepingCapacity: true)
+        if let failure { throw failure }
+    }
+
     mutating func write(_ value: UInt32) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
@@ -176,24 +194,62 @@ struct BinaryReader {
 /// tampering.
 enum Checksum {
     static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (UInt64(bytes.count) &* multiplier)
-        var index = 0
-        while index + 8 <= bytes.count {
-            let word = UInt64(
-                littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            hash =
-                ((hash ^ (word &* multiplier)) &<< 29 | (hash ^ (word &* multiplier)) &>> 35)
-                &* 0xBF58_476D_1CE4_E5B9
-            index += 8
+        var stream = Stream(length: bytes.count)
+        stream.add(bytes)
+        return stream.finished()
+    }
+
+    /// The checksum of bytes given in pieces of any length, whose total length is known
+    /// before the first: it seeds the checksum.
+    struct Stream {
+        private static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        private var hash: UInt64
+        /// The bytes of a word not yet whole, in its low bytes, and how many there are.
+        private var pending: UInt64 = 0
+        private var pendingCount = 0
+
+        init(length: Int) {
+            hash = 0xCBF2_9CE4_8422_2325 ^ (UInt64(length) &* Self.multiplier)
         }
-        while index < bytes.count {
-            hash = (hash ^ UInt64(bytes[index])) &* 0x100_0000_01B3
-            index += 1
+
+        mutating func add(_ bytes: UnsafeRawBufferPointer) {
+            var index = 0
+            while pendingCount > 0, pendingCount < 8, index < bytes.count {
+                pending |= UInt64(bytes[index]) << (8 * UInt64(pendingCount))
+                pendingCount += 1
+                index += 1
+            }
+            if pendingCount == 8 {
+                mix(pending)
+                (pending, pendingCount) = (0, 0)
+            }
+            while index + 8 <= bytes.count {
+                mix(
+                    UInt64(
+                        littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+                index += 8
+            }
+            while index < bytes.count {
+                pending |= UInt64(bytes[index]) << (8 * UInt64(pendingCount))
+                pendingCount += 1
+                index += 1
+            }
         }
-        // The final mix of SplitMix64, so that every input bit reaches every output bit.
-        hash = (hash ^ (hash >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        hash = (hash ^ (hash >> 27)) &* 0x94D0_49BB_1331_11EB
-        return hash ^ (hash >> 31)
+
+        private mutating func mix(_ word: UInt64) {
+            let mixed = hash ^ (word &* Self.multiplier)
+            hash = (mixed &<< 29 | mixed &>> 35) &* 0xBF58_476D_1CE4_E5B9
+        }
+
+        /// The checksum: the bytes after the last whole word are mixed in one at a time.
+        consuming func finished() -> UInt64 {
+            for byte in 0..<pendingCount {
+                hash = (hash ^ ((pending >> (8 * UInt64(byte))) & 0xFF)) &* 0x100_0000_01B3
+            }
+            // The final mix of SplitMix64, so that every input bit reaches every output bit.
+            hash = (hash ^ (hash >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            hash = (hash ^ (hash >> 27)) &* 0x94D0_49BB_1331_11EB
+            return hash ^ (hash >> 31)
+        }
     }
 }

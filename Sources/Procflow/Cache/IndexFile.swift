@@ -122,9 +122,12 @@ struct IndexFile {
             merged.storeSize =
                 directory.prune(toAtMost: StateDirectory.defaultMaximumSize / 4 * 3).remaining
         }
-        let bytes = merged.encoded()
-        try StateDirectory.write(bytes, to: path, temporary: directory.temporary)
-        remember(StateFile.Layout(baseLength: bytes.count, isAppendable: true))
+        var length = 0
+        try StateDirectory.write(to: path, temporary: directory.temporary) {
+            descriptor throws(POSIXIO.Failure) in
+            length = try merged.write(to: descriptor)
+        }
+        remember(StateFile.Layout(baseLength: length, isAppendable: true))
     }
 
     /// The most bytes of entries an index's file holds before it is written whole, however

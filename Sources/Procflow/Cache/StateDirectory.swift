@@ -158,4 +158,21 @@ public struct StateDirectory: Sendable {
             throw CacheProblem(message: error.message)
         }
     }
+
+    /// As ``write(_:to:temporary:)``, with the file's content written by `content` to its
+    /// descriptor, in pieces.
+    ///
+    /// - Throws: a ``CacheProblem`` naming the file and the reason.
+    static func write(
+        to destination: String, temporary: String,
+        content: (Int32) throws(POSIXIO.Failure) -> Void
+    ) throws(CacheProblem) {
+        do {
+            try POSIXIO.writeAtomically(
+                to: destination, mode: fileMode, directoryMode: directoryMode,
+                temporaryDirectory: temporary, sync: false, content: content)
+        } catch {
+            throw CacheProblem(message: error.message)
+        }
+    }
 }

@@ -114,14 +114,25 @@ enum StateFile {
     static func wrapAppendable(_ body: consuming [UInt8], as kind: Kind, version: UInt32)
         -> [UInt8]
     {
+        let header = appendableHeader(
+            kind, version: version, checksum: body.withUnsafeBytes { Checksum.of($0) },
+            length: body.count)
+        var bytes = body
+        bytes.insert(contentsOf: header, at: 0)
+        return bytes
+    }
+
+    /// The header of a file that entries are appended to, before a base of `length` bytes
+    /// whose checksum is `checksum`.
+    static func appendableHeader(_ kind: Kind, version: UInt32, checksum: UInt64, length: Int)
+        -> [UInt8]
+    {
         var writer = BinaryWriter()
         writer.write(kind.rawValue)
         writer.write(version)
-        writer.write(body.withUnsafeBytes { Checksum.of($0) })
-        writer.write(UInt64(body.count))
-        var bytes = body
-        bytes.insert(contentsOf: writer.finished(), at: 0)
-        return bytes
+        writer.write(checksum)
+        writer.write(UInt64(length))
+        return writer.finished()
     }
 
     /// `body` as an entry to append: its length, its checksum, itself.

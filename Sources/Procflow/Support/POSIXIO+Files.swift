@@ -26,6 +26,30 @@ extension POSIXIO {
         _ bytes: [UInt8], to path: String, mode: mode_t = 0o644, directoryMode: mode_t = 0o755,
         temporaryDirectory: String? = nil, sync: Bool = true, isCancelled: () -> Bool = { false }
     ) throws(Failure) {
+        try writeAtomically(
+            to: path, mode: mode, directoryMode: directoryMode,
+            temporaryDirectory: temporaryDirectory, sync: sync
+        ) { descriptor throws(Failure) in
+            var failure: Failure?
+            bytes.withUnsafeBytes { buffer in
+                do throws(Failure) {
+                    try write(buffer, to: descriptor, isCancelled: isCancelled)
+                } catch {
+                    failure = error
+                }
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    /// As ``writeAtomically(_:to:mode:directoryMode:temporaryDirectory:sync:isCancelled:)``,
+    /// with the content written by `content` to the temporary file's descriptor, in as many
+    /// writes as it likes: a large file need not be held whole in memory.
+    static func writeAtomically(
+        to path: String, mode: mode_t = 0o644, directoryMode: mode_t = 0o755,
+        temporaryDirectory: String? = nil, sync: Bool = true,
+        content: (Int32) throws(Failure) -> Void
+    ) throws(Failure) {
         let folder = directory(of: path)
         let name = path.split(separator: "/").last.map(String.init) ?? path
         for needed in [folder] + (temporaryDirectory.map { [$0] } ?? [])
@@ -42,12 +66,10 @@ extension POSIXIO {
             throw Failure(message: "cannot write \(path): \(Failure.current.message)")
         }
         var failure: String?
-        bytes.withUnsafeBytes { buffer in
-            do throws(Failure) {
-                try write(buffer, to: descriptor, isCancelled: isCancelled)
-            } catch {
-                failure = error.message
-            }
+        do {
+            try content(descriptor)
+        } catch {
+            failure = error.message
         }
         if failure == nil, sync, fsync(descriptor) != 0 { failure = Failure.current.message }
         close(descriptor)
