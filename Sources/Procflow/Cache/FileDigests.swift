@@ -28,7 +28,7 @@ final class FileDigests: @unchecked Sendable {
 
     private struct State {
         /// The files hashed in this run, so that a file many steps read is read once.
-        var hashed: [String: Hashed] = [:]
+        var hashed = DenseTable<String, Hashed>()
         /// While nothing runs (``whileNothingRuns(_:)``): the statuses seen, so that a file
         /// many steps read is looked at once.
         var statuses: [String: FileStatus?]?

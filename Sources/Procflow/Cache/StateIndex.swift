@@ -12,7 +12,7 @@
 /// writing every record again; the file is written whole again (compacted) when its entries
 /// pass half of its base, or when a run must drop or merge records.
 struct StateIndex: Sendable {
-    var steps: [String: StepRecord] = [:]
+    var steps = DenseTable<String, StepRecord>()
     /// About how many bytes the store takes, counting what runs added since it was last
     /// measured: when it passes the bound, the store is pruned.
     var storeSize: Int64 = 0

@@ -24,7 +24,7 @@ final class StepRecords: Sendable {
     static let valueBudget = 8 << 20
 
     private struct State {
-        var records: [String: Record] = [:]
+        var records = DenseTable<String, Record>()
         var valueBytes = 0
         /// The steps made as the run went, by the id of the step they were made for, in the
         /// order made.
@@ -39,7 +39,7 @@ final class StepRecords: Sendable {
     /// instances are reported instead), pending.
     init(_ nestedSteps: [NestedStep]) {
         var order: [String] = []
-        var records: [String: Record] = [:]
+        var records = DenseTable<String, Record>()
         order.reserveCapacity(nestedSteps.count)
         records.reserveCapacity(nestedSteps.count)
         var templates: Set<String> = []
@@ -67,33 +67,33 @@ final class StepRecords: Sendable {
     func start(_ id: String, at time: Date) {
         state.withLock { state in
             // One lookup: every step that starts comes through here.
-            guard let index = state.records.index(forKey: id) else { return }
-            state.records.values[index].status = .running
-            if state.records.values[index].started == nil {
-                state.records.values[index].started = time
+            guard let index = state.records.place(of: id) else { return }
+            state.records[place: index].status = .running
+            if state.records[place: index].started == nil {
+                state.records[place: index].started = time
             }
-            state.records.values[index].attemptStarted = time
+            state.records[place: index].attemptStarted = time
         }
     }
 
     /// Notes how long `id` took, now that it ended; returns that, and its record.
     func end(_ id: String) -> (duration: TimeInterval?, record: Record?) {
         state.withLock { state in
-            guard let index = state.records.index(forKey: id) else { return (nil, nil) }
-            let duration = state.records.values[index].started.map {
+            guard let index = state.records.place(of: id) else { return (nil, nil) }
+            let duration = state.records[place: index].started.map {
                 Date().timeIntervalSince($0)
             }
-            state.records.values[index].duration = duration
-            return (duration, state.records.values[index])
+            state.records[place: index].duration = duration
+            return (duration, state.records[place: index])
         }
     }
 
     /// Sets where `id` ended up.
     func settle(_ id: String, _ status: StepStatus, reason: String?) {
         state.withLock { state in
-            guard let index = state.records.index(forKey: id) else { return }
-            state.records.values[index].status = status
-            state.records.values[index].reason = reason
+            guard let index = state.records.place(of: id) else { return }
+            state.records[place: index].status = status
+            state.records[place: index].reason = reason
         }
     }
 
@@ -103,10 +103,10 @@ final class StepRecords: Sendable {
     func settleCached(_ steps: [(id: String, note: String?)]) -> [(path: [String], name: String?)] {
         state.withLock { state in
             steps.map { step in
-                guard let index = state.records.index(forKey: step.id) else { return ([], nil) }
-                state.records.values[index].status = .cached
-                state.records.values[index].reason = step.note
-                let record = state.records.values[index]
+                guard let index = state.records.place(of: step.id) else { return ([], nil) }
+                state.records[place: index].status = .cached
+                state.records[place: index].reason = step.note
+                let record = state.records[place: index]
                 return (record.path, record.name)
             }
         }

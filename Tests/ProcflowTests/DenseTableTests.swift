@@ -1,0 +1,63 @@
+import Testing
+
+@testable import Procflow
+
+@Suite("A dense table")
+struct DenseTableTests {
+    @Test func itHoldsWhatADictionaryHoldsThroughInsertionsChangesAndRemovals() {
+        var generator = SystemRandomNumberGenerator()
+        var table = DenseTable<String, Int>()
+        var model: [String: Int] = [:]
+        for round in 0..<5000 {
+            let key = "k\(Int.random(in: 0..<300, using: &generator))"
+            if Int.random(in: 0..<3, using: &generator) == 0 {
+                table[key] = nil
+                model[key] = nil
+            } else {
+                table[key] = round
+                model[key] = round
+            }
+            if round % 97 == 0 {
+                #expect(table.count == model.count)
+                #expect(Dictionary(uniqueKeysWithValues: table.map { ($0.key, $0.value) }) == model)
+                #expect(model.allSatisfy { table[$0.key] == $0.value })
+                // Every key's place holds its value; keys and values stand side by side.
+                for (place, key) in table.keys.enumerated() {
+                    #expect(table.place(of: key) == place)
+                    #expect(table[place: place] == model[key])
+                }
+            }
+        }
+        #expect(table["absent"] == nil)
+        #expect(table.place(of: "absent") == nil)
+    }
+
+    @Test func aValueChangedInItsPlaceIsChangedForItsKey() {
+        var table: DenseTable<String, [Int]> = ["a": [1], "b": [2]]
+        let place = table.place(of: "b")!
+        table[place: place].append(3)
+        #expect(table["b"] == [2, 3])
+        #expect(table["a"] == [1])
+    }
+
+    @Test func tablesOfTheSameValuesAreEqualInAnyOrder() {
+        var one: DenseTable<String, Int> = ["a": 1, "b": 2, "c": 3]
+        let other: DenseTable<String, Int> = ["c": 3, "a": 1, "b": 2]
+        #expect(one == other)
+        one["b"] = nil
+        #expect(one != other)
+        #expect(one == ["a": 1, "c": 3])
+        // The last value took the removed one's place.
+        #expect(one.keys == ["a", "c"])
+        #expect(one.filter { $0.value > 1 } == ["c": 3])
+    }
+
+    @Test func roomMadeIsRoomKept() {
+        var table = DenseTable<Int, Int>()
+        table.reserveCapacity(1000)
+        let room = table.capacity
+        #expect(room >= 1000)
+        for key in 0..<1000 { table[key] = key }
+        #expect(table.capacity == room)
+    }
+}
