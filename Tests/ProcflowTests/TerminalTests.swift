@@ -118,6 +118,37 @@ struct TerminalTests {
         #expect(lineNumbers == Array(1...40))
     }
 
+    /// A large run's summary is written as it is made, in pieces of whole lines, not held
+    /// whole; the lines held back come first.
+    @Test func aLargeSummaryTableIsWrittenInPiecesOfWholeLines() {
+        let writes = Locked([String]())
+        let console = Console(
+            write: { text in writes.withLock { $0.append(text) } }, writeError: { _ in },
+            outputIsTerminal: false, environment: [:])
+        let reporter = TerminalReporter(console: console, livePanel: false)
+        let rows = (0..<5000).map {
+            RunSummary.Row(
+                id: "step-\($0)", path: ["group"], status: .succeeded, duration: 0.5, reason: nil)
+        }
+        let summary = RunSummary(name: "big", rows: rows, result: .succeeded, duration: 3)
+        reporter.report(RunEvent(step: nil, kind: .workflowStarted(name: "big", steps: ["a"])))
+        reporter.report(RunEvent(step: "a", kind: .stepCached(note: nil)))
+        writes.withLock { $0 = [] }
+        reporter.report(RunEvent(step: nil, kind: .workflowFinished(summary)))
+        let pieces = writes.withLock { $0 }
+        #expect(pieces.count >= 3, "\(pieces.count) writes")
+        #expect(pieces.allSatisfy { $0.hasSuffix("\n") })
+        #expect(pieces.allSatisfy { $0.utf8.count < 2 * TerminalReporter.summaryPiece })
+        let text = pieces.joined()
+        let expected = TerminalReporter.summaryTable(summary, style: Style(enabled: false))
+        #expect(text.hasSuffix(expected))
+        // The held lines (the run's start, the step up to date), then the table.
+        let plain = ANSIEscapes.stripping(text)
+        #expect(plain.hasPrefix("procflow: running big"))
+        #expect(plain.contains("\na ✓ up to date\n\nSummary of big\n"))
+        #expect(text.contains("    step-4999  succeeded  500 ms"))
+    }
+
     /// Lines of up-to-date and skipped steps wait, and are made only once a step does
     /// something: then they come first, in order, each step keeping the colour its place in
     /// the run gave it.

@@ -83,7 +83,7 @@ public final class GroupedReporter: Reporter, @unchecked Sendable {
         case .workflowInterrupted:
             console.write((event.kind.interruptionNotice ?? "") + "\n")
         case .workflowFinished(let summary):
-            console.write(TerminalReporter.summaryTable(summary, style: style))
+            TerminalReporter.summaryTable(summary, style: style, write: console.write)
         }
     }
 

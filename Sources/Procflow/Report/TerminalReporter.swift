@@ -112,6 +112,19 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             if case .workflowStarted = event.kind {} else { _ = color(for: step) }
             held!.append(Held(step: step, kind: event.kind))
             return
+        } else if case .workflowFinished(let summary) = event.kind {
+            // Written in pieces as it is made: a large run's table is not held whole.
+            var lead = ""
+            if isHolding {
+                lead = heldText()
+                held = nil
+            }
+            lead = closePanel() + lead
+            Self.summaryTable(summary, style: style) { piece in
+                console.write(lead + piece)
+                lead = ""
+            }
+            return
         } else {
             text = self.text(for: event)
             if isHolding, !text.isEmpty {
@@ -120,14 +133,20 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             }
         }
         if case .workflowFinished = event.kind {
-            panel?.timer?.cancel()
-            console.write(erasePanel() + (panel?.pending ?? "") + text)
-            panel = nil
+            console.write(closePanel() + text)
         } else if panel != nil {
             panel!.pending += text
         } else if !text.isEmpty {
             console.write(text)
         }
+    }
+
+    /// Stops the panel of steps under way, if one is shown: the text that erases it and the
+    /// lines it held back, to write before the run's last lines.
+    private func closePanel() -> String {
+        panel?.timer?.cancel()
+        defer { panel = nil }
+        return erasePanel() + (panel?.pending ?? "")
     }
 
     /// The lines held back, made now: one text, put together as bytes (a step up to date
@@ -360,11 +379,23 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
 
     /// The table that ends a run: one row per step, then the totals.
     static func summaryTable(_ summary: RunSummary, style: Style) -> String {
+        var table = ""
+        summaryTable(summary, style: style) { table += $0 }
+        return table
+    }
+
+    /// The most bytes of the summary's table made before they are handed on: a table of
+    /// 100,000 rows, 17 MB, is not held whole (twice, as bytes and as text) at the end of a
+    /// run, when its memory is at its highest.
+    static let summaryPiece = 64 << 10
+
+    /// The table that ends a run, handed to `write` in pieces of whole lines.
+    static func summaryTable(_ summary: RunSummary, style: Style, write: (String) -> Void) {
         let width = max(4, summary.rows.map { length($0.shown) + 2 * $0.path.count }.max() ?? 4)
         // Bytes, then one text: appending to a text row by row was a twentieth of a run of one
         // step among hundreds.
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(64 * (summary.rows.count + 4))
+        bytes.reserveCapacity(min(64 * (summary.rows.count + 4), summaryPiece + 4096))
         func put(_ text: String) { bytes.append(contentsOf: text.utf8) }
         func put(_ text: String, paddedTo width: Int) {
             put(text)
@@ -409,6 +440,10 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
             gap()
             if let reason = rows[position].reason { put(reason) }
             bytes.append(UInt8(ascii: "\n"))
+            if bytes.count >= summaryPiece {
+                write(String(decoding: bytes, as: UTF8.self))
+                bytes.removeAll(keepingCapacity: true)
+            }
         }
         var text = String(decoding: bytes, as: UTF8.self)
         var totals: [String] = []
@@ -427,6 +462,6 @@ public final class TerminalReporter: Reporter, @unchecked Sendable {
         var counted = ""
         for total in totals { counted += counted.isEmpty ? total : ", " + total }
         text += "\n\(summary.name) \(verdict) in \(formatDuration(summary.duration)): \(counted)\n"
-        return text
+        write(text)
     }
 }
