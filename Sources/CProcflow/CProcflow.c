@@ -3,6 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <sched.h>
 #include <spawn.h>
 #include <sys/ioctl.h>
@@ -53,4 +56,13 @@ int procflow_affinity_cpu_count(void) {
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
     return CPU_COUNT(&set);
+}
+
+int procflow_limit_malloc_arenas(int arenas) {
+#if defined(__GLIBC__) && defined(M_ARENA_MAX)
+    return mallopt(M_ARENA_MAX, arenas);
+#else
+    (void)arenas;
+    return 0;
+#endif
 }

@@ -36,4 +36,8 @@ int procflow_bytes_pending(int fd);
 /// module does not expose); -1 with errno set on failure.
 int procflow_affinity_cpu_count(void);
 
+/// Keeps glibc's malloc to at most `arenas` arenas from now on (mallopt M_ARENA_MAX, which
+/// Swift's Glibc module does not expose); 1 on success, 0 where it cannot (another C library).
+int procflow_limit_malloc_arenas(int arenas);
+
 #endif

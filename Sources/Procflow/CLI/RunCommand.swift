@@ -338,6 +338,8 @@ struct RunCommand: ParsableCommand {
             return CommandLineTool.ExitStatus.success
         }
         check.noteReading()
+        // Something to do: threads will build and let go of steps.
+        MallocArenas.keepToLimit(environment: console.environment)
         // A dry run leaves the state directory as it is.
         let plans = noCache || dryRun ? nil : usableStateDirectory()
         guard let (loaded, bytes) = workflow.loadWithBytes(console: console, plans: plans) else {
