@@ -139,6 +139,28 @@ struct StateFileTests {
         }
     }
 
+    @Test func aSnapshotWrittenInPiecesIsTheSnapshotEncodedWhole() throws {
+        let settled = (0..<200).map { (id: "step-\($0)", value: JSONValue.string("\($0)")) }
+        var snapshot = Self.sampleSnapshot(settledSteps: settled)
+        snapshot.filesOfSettledSteps = (0..<200).map { [UInt32($0 % 2)] }
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let whole = snapshot.encoded()
+        for piece in [1, 10, 333, 1 << 20] {
+            let path = root.path + "/snapshot-\(piece)"
+            var length = 0
+            try POSIXIO.writeAtomically(to: path, sync: false) {
+                descriptor throws(POSIXIO.Failure) in
+                length = try snapshot.write(to: descriptor, piece: piece)
+            }
+            let written = try POSIXIO.readFile(path).get()
+            #expect(written == whole, "pieces of \(piece) bytes")
+            #expect(length == whole.count)
+            let read = try UpToDateSnapshot(decoding: written)
+            #expect(read.settledSteps?.map(\.id) == settled.map(\.id))
+        }
+    }
+
     @Test func everyFlippedByteIsNoticed() {
         let bytes = Self.sampleIndex().encoded()
         for position in bytes.indices {

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// The envelope of every file procflow keeps in a state directory: what it is, the format's
 /// version, and a checksum of the rest, so that a torn, altered or foreign file is noticed
 /// and set aside rather than believed.
@@ -58,6 +64,63 @@ enum StateFile {
         return bytes
     }
 
+    /// About how many bytes of a large file are encoded before they are written, by
+    /// ``write(_:version:appendable:to:piece:encode:)``.
+    static let piece = 1 << 20
+
+    /// Writes a file of `kind` and `version` whose body `encode` writes, to `descriptor` (a
+    /// new file), without holding the body whole: `encode` writes into the writer it is given
+    /// and calls `pause` with it between records, where what it holds is written once it
+    /// passes `piece` bytes. The body is encoded twice (the checksum in the header is seeded
+    /// by its length), so `encode` must write the same bytes each time; the header, as
+    /// ``wrap(_:as:)`` or (`appendable`) ``wrapAppendable(_:as:version:)`` makes it, is
+    /// written last.
+    ///
+    /// - Returns: how many bytes it wrote.
+    static func write(
+        _ kind: Kind, version: UInt32, appendable: Bool, to descriptor: Int32, piece: Int,
+        encode: (inout BinaryWriter, _ pause: (inout BinaryWriter) -> Void) -> Void
+    ) throws(POSIXIO.Failure) -> Int {
+        var writer = BinaryWriter(capacity: piece + 4096)
+        var length = 0
+        func count(_ writer: inout BinaryWriter) {
+            length += writer.count
+            writer.drain { _ in }
+        }
+        encode(&writer) { if $0.count >= piece { count(&$0) } }
+        count(&writer)
+        let headerLength = appendable ? envelopeSize : headerSize
+        guard lseek(descriptor, off_t(headerLength), SEEK_SET) >= 0 else { throw .current }
+        var checksum = Checksum.Stream(length: length)
+        var failure: POSIXIO.Failure?
+        func emit(_ writer: inout BinaryWriter) {
+            writer.drain { buffer in
+                checksum.add(buffer)
+                guard failure == nil else { return }
+                do throws(POSIXIO.Failure) {
+                    try POSIXIO.write(buffer, to: descriptor)
+                } catch {
+                    failure = error
+                }
+            }
+        }
+        encode(&writer) { if $0.count >= piece { emit(&$0) } }
+        emit(&writer)
+        if let failure { throw failure }
+        var header = BinaryWriter()
+        header.write(kind.rawValue)
+        header.write(version)
+        header.write(checksum.finished())
+        if appendable { header.write(UInt64(length)) }
+        let bytes = header.finished()
+        precondition(bytes.count == headerLength)
+        let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        guard written == bytes.count else {
+            throw written < 0 ? .current : POSIXIO.Failure(message: "a short write")
+        }
+        return headerLength + length
+    }
+
     /// Calls `read` with the body of `bytes`, checked.
     ///
     /// - Throws: a ``Problem`` when the envelope is wrong, or when `read` finds the body
@@ -114,25 +177,14 @@ enum StateFile {
     static func wrapAppendable(_ body: consuming [UInt8], as kind: Kind, version: UInt32)
         -> [UInt8]
     {
-        let header = appendableHeader(
-            kind, version: version, checksum: body.withUnsafeBytes { Checksum.of($0) },
-            length: body.count)
-        var bytes = body
-        bytes.insert(contentsOf: header, at: 0)
-        return bytes
-    }
-
-    /// The header of a file that entries are appended to, before a base of `length` bytes
-    /// whose checksum is `checksum`.
-    static func appendableHeader(_ kind: Kind, version: UInt32, checksum: UInt64, length: Int)
-        -> [UInt8]
-    {
         var writer = BinaryWriter()
         writer.write(kind.rawValue)
         writer.write(version)
-        writer.write(checksum)
-        writer.write(UInt64(length))
-        return writer.finished()
+        writer.write(body.withUnsafeBytes { Checksum.of($0) })
+        writer.write(UInt64(body.count))
+        var bytes = body
+        bytes.insert(contentsOf: writer.finished(), at: 0)
+        return bytes
     }
 
     /// `body` as an entry to append: its length, its checksum, itself.

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// What procflow remembers of one workflow: each step's last successful run.
 ///
 /// Its file is a base, the index as a run wrote it whole, followed by the entries runs
@@ -24,57 +18,31 @@ struct StateIndex: Sendable {
     /// The index in its file format: a base without entries.
     func encoded() -> [UInt8] {
         var writer = BinaryWriter(capacity: StateFile.envelopeSize + 64 + 512 * steps.count)
-        encodeBase(into: &writer, piece: .max) { _ in }
+        encodeBase(into: &writer) { _ in }
         return StateFile.wrapAppendable(
             writer.finished(), as: .index, version: Self.appendableVersion)
     }
 
-    /// Writes the index in its file format, the bytes ``encoded()`` makes, to `descriptor`
-    /// (a new file) a piece of about `piece` bytes at a time, rather than held whole (33 MB at
-    /// 100,000 steps, at the end of the run, when its memory is at its highest). It is encoded
-    /// twice: its checksum, in the header before it, is seeded by its length; the header is
-    /// written last.
+    /// Writes the bytes ``encoded()`` makes to `descriptor` (a new file) in pieces, rather
+    /// than held whole (33 MB at 100,000 steps, at the end of the run, when its memory is at
+    /// its highest).
     ///
     /// - Returns: how many bytes it wrote.
-    func write(to descriptor: Int32, piece: Int = 1 << 20) throws(POSIXIO.Failure) -> Int {
-        var writer = BinaryWriter(capacity: piece + 4096)
-        var length = 0
-        encodeBase(into: &writer, piece: piece) { length += $0.count }
-        var checksum = Checksum.Stream(length: length)
-        guard lseek(descriptor, off_t(StateFile.envelopeSize), SEEK_SET) >= 0 else {
-            throw .current
-        }
-        try encodeBase(into: &writer, piece: piece) { buffer throws(POSIXIO.Failure) in
-            checksum.add(buffer)
-            try POSIXIO.write(buffer, to: descriptor)
-        }
-        let header = StateFile.appendableHeader(
-            .index, version: Self.appendableVersion, checksum: checksum.finished(),
-            length: length)
-        precondition(header.count == StateFile.envelopeSize)
-        let written = header.withUnsafeBytes {
-            pwrite(descriptor, $0.baseAddress, $0.count, 0)
-        }
-        guard written == header.count else {
-            throw written < 0 ? .current : POSIXIO.Failure(message: "a short write")
-        }
-        return header.count + length
+    func write(to descriptor: Int32, piece: Int = StateFile.piece) throws(POSIXIO.Failure) -> Int {
+        try StateFile.write(
+            .index, version: Self.appendableVersion, appendable: true, to: descriptor,
+            piece: piece, encode: encodeBase)
     }
 
-    /// Encodes the index's base into `writer`, handing it to `take` whenever it holds
-    /// `piece` bytes or more, and at the end.
-    private func encodeBase<E: Error>(
-        into writer: inout BinaryWriter, piece: Int,
-        _ take: (UnsafeRawBufferPointer) throws(E) -> Void
-    ) throws(E) {
+    /// Encodes the index's base into `writer`, calling `pause` after each record.
+    private func encodeBase(into writer: inout BinaryWriter, pause: (inout BinaryWriter) -> Void) {
         writer.write(storeSize)
         writer.write(UInt32(steps.count))
         for (id, record) in steps {
             writer.write(id)
             record.write(to: &writer)
-            if writer.count >= piece { try writer.drain(take) }
+            pause(&writer)
         }
-        if piece != .max { try writer.drain(take) }
     }
 
     /// The entry that records `changes` (a step's record, or `nil` where its record is
