@@ -71,10 +71,10 @@ enum StateFile {
     /// Writes a file of `kind` and `version` whose body `encode` writes, to `descriptor` (a
     /// new file), without holding the body whole: `encode` writes into the writer it is given
     /// and calls `pause` with it between records, where what it holds is written once it
-    /// passes `piece` bytes. The body is encoded twice (the checksum in the header is seeded
-    /// by its length), so `encode` must write the same bytes each time; the header, as
-    /// ``wrap(_:as:)`` or (`appendable`) ``wrapAppendable(_:as:version:)`` makes it, is
-    /// written last.
+    /// passes `piece` bytes. A body larger than a piece is encoded twice (the checksum in the
+    /// header is seeded by its length), so `encode` must write the same bytes each time; the
+    /// header, as ``wrap(_:as:)`` or (`appendable`) ``wrapAppendable(_:as:version:)`` makes
+    /// it, is written last.
     ///
     /// - Returns: how many bytes it wrote.
     static func write(
@@ -83,12 +83,15 @@ enum StateFile {
     ) throws(POSIXIO.Failure) -> Int {
         var writer = BinaryWriter(capacity: piece + 4096)
         var length = 0
+        var inPieces = false
         func count(_ writer: inout BinaryWriter) {
             length += writer.count
+            inPieces = true
             writer.drain { _ in }
         }
         encode(&writer) { if $0.count >= piece { count(&$0) } }
-        count(&writer)
+        // A body within one piece is whole in the writer: it is not encoded again.
+        if inPieces { count(&writer) } else { length = writer.count }
         let headerLength = appendable ? envelopeSize : headerSize
         guard lseek(descriptor, off_t(headerLength), SEEK_SET) >= 0 else { throw .current }
         var checksum = Checksum.Stream(length: length)
@@ -104,7 +107,7 @@ enum StateFile {
                 }
             }
         }
-        encode(&writer) { if $0.count >= piece { emit(&$0) } }
+        if inPieces { encode(&writer) { if $0.count >= piece { emit(&$0) } } }
         emit(&writer)
         if let failure { throw failure }
         var header = BinaryWriter()
