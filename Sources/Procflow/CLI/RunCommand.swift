@@ -410,6 +410,7 @@ struct RunCommand: ParsableCommand {
 
     /// `--watch`: runs, then runs again what each change affects, until a signal.
     private func runWatching(console: Console) -> Int32 {
+        MallocArenas.keepToLimit(environment: console.environment)
         guard let session = session(console: console) else {
             return CommandLineTool.ExitStatus.usage
         }
