@@ -112,6 +112,24 @@ struct StateFileTests {
         }
     }
 
+    /// What `write` wrote to a new file in pieces of each of `pieces` bytes, each with the
+    /// length it said it wrote.
+    private static func writtenInPieces(
+        _ pieces: [Int], _ write: (Int32, Int) throws(POSIXIO.Failure) -> Int
+    ) throws -> [(piece: Int, bytes: [UInt8], length: Int)] {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        return try pieces.map { piece in
+            let path = root.path + "/file-\(piece)"
+            var length = 0
+            try POSIXIO.writeAtomically(to: path, sync: false) {
+                descriptor throws(POSIXIO.Failure) in
+                length = try write(descriptor, piece)
+            }
+            return (piece, try POSIXIO.readFile(path).get(), length)
+        }
+    }
+
     @Test func anIndexWrittenInPiecesIsTheIndexEncodedWhole() throws {
         var index = Self.sampleIndex()
         let record = index.steps["compile"]!
@@ -120,17 +138,13 @@ struct StateFileTests {
             other.value = Array(String(repeating: "v", count: number % 37).utf8)
             index.steps["step \(number)"] = other
         }
-        let root = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
         let whole = index.encoded()
-        for piece in [1, 7, 100, 4096, 1 << 20] {
-            let path = root.path + "/index-\(piece)"
-            var length = 0
-            try POSIXIO.writeAtomically(to: path, sync: false) {
-                descriptor throws(POSIXIO.Failure) in
-                length = try index.write(to: descriptor, piece: piece)
-            }
-            let written = try POSIXIO.readFile(path).get()
+        for (piece, written, length) in try Self.writtenInPieces(
+            [1, 7, 100, 4096, 1 << 20],
+            { descriptor, piece throws(POSIXIO.Failure) in
+                try index.write(to: descriptor, piece: piece)
+            })
+        {
             #expect(written == whole, "pieces of \(piece) bytes")
             #expect(length == whole.count)
             let decoded = try StateIndex.decoding(written)
@@ -143,17 +157,13 @@ struct StateFileTests {
         let settled = (0..<200).map { (id: "step-\($0)", value: JSONValue.string("\($0)")) }
         var snapshot = Self.sampleSnapshot(settledSteps: settled)
         snapshot.filesOfSettledSteps = (0..<200).map { [UInt32($0 % 2)] }
-        let root = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
         let whole = snapshot.encoded()
-        for piece in [1, 10, 333, 1 << 20] {
-            let path = root.path + "/snapshot-\(piece)"
-            var length = 0
-            try POSIXIO.writeAtomically(to: path, sync: false) {
-                descriptor throws(POSIXIO.Failure) in
-                length = try snapshot.write(to: descriptor, piece: piece)
-            }
-            let written = try POSIXIO.readFile(path).get()
+        for (piece, written, length) in try Self.writtenInPieces(
+            [1, 10, 333, 1 << 20],
+            { descriptor, piece throws(POSIXIO.Failure) in
+                try snapshot.write(to: descriptor, piece: piece)
+            })
+        {
             #expect(written == whole, "pieces of \(piece) bytes")
             #expect(length == whole.count)
             let read = try UpToDateSnapshot(decoding: written)
