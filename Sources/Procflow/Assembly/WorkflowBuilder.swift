@@ -140,12 +140,10 @@ final class WorkflowBuilder: @unchecked Sendable {
 
     /// The root group, holding every top-level step.
     func buildRoot() -> StepGroupProcedure {
-        // Looked at only for a workflow large enough: most are not, and their runs pay
-        // nothing for it.
-        let nestedSteps = steps.withLock(\.all)
-        if settings.stop == nil, nestedSteps.count > settings.deferringFrom,
+        // `select` looks no further than the count for a workflow too small, as most are.
+        if settings.stop == nil,
             let selection = DeferredSteps.select(
-                workflow, nestedSteps: nestedSteps, leftOut: leftOut.withLock { $0 },
+                workflow, nestedSteps: steps.withLock(\.all), leftOut: leftOut.withLock { $0 },
                 settled: settled.withLock { $0 }, atLeast: settings.deferringFrom)
         {
             deferral = DeferredSteps(

@@ -55,13 +55,25 @@ enum StateFile {
     /// nothing else holds it: a large index, plan or snapshot is not held twice while it is
     /// written.
     static func wrap(_ body: consuming [UInt8], as kind: Kind) -> [UInt8] {
+        let header = header(
+            kind, version: version, checksum: body.withUnsafeBytes { Checksum.of($0) },
+            length: nil)
+        var bytes = body
+        bytes.insert(contentsOf: header, at: 0)
+        return bytes
+    }
+
+    /// The header before a body whose checksum is `checksum`: with the body's `length` for a
+    /// file that entries are appended to.
+    private static func header(_ kind: Kind, version: UInt32, checksum: UInt64, length: Int?)
+        -> [UInt8]
+    {
         var writer = BinaryWriter()
         writer.write(kind.rawValue)
         writer.write(version)
-        writer.write(body.withUnsafeBytes { Checksum.of($0) })
-        var bytes = body
-        bytes.insert(contentsOf: writer.finished(), at: 0)
-        return bytes
+        writer.write(checksum)
+        if let length { writer.write(UInt64(length)) }
+        return writer.finished()
     }
 
     /// About how many bytes of a large file are encoded before they are written, by
@@ -110,12 +122,9 @@ enum StateFile {
         if inPieces { encode(&writer) { if $0.count >= piece { emit(&$0) } } }
         emit(&writer)
         if let failure { throw failure }
-        var header = BinaryWriter()
-        header.write(kind.rawValue)
-        header.write(version)
-        header.write(checksum.finished())
-        if appendable { header.write(UInt64(length)) }
-        let bytes = header.finished()
+        let bytes = header(
+            kind, version: version, checksum: checksum.finished(),
+            length: appendable ? length : nil)
         precondition(bytes.count == headerLength)
         let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         guard written == bytes.count else {
@@ -180,13 +189,11 @@ enum StateFile {
     static func wrapAppendable(_ body: consuming [UInt8], as kind: Kind, version: UInt32)
         -> [UInt8]
     {
-        var writer = BinaryWriter()
-        writer.write(kind.rawValue)
-        writer.write(version)
-        writer.write(body.withUnsafeBytes { Checksum.of($0) })
-        writer.write(UInt64(body.count))
+        let header = header(
+            kind, version: version, checksum: body.withUnsafeBytes { Checksum.of($0) },
+            length: body.count)
         var bytes = body
-        bytes.insert(contentsOf: writer.finished(), at: 0)
+        bytes.insert(contentsOf: header, at: 0)
         return bytes
     }
 
