@@ -151,6 +151,27 @@ struct ProgressEstimateTests {
         #expect(file.load() == ["a": 1.3])
     }
 
+    @Test func aLargeRunsDurationsAreWrittenInPiecesAndReadBack() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("flow.json").path
+        let file = StepDurationsFile(
+            directory: StateDirectory.beside(workflow: path), workflowFile: path)
+        // More than one piece of the file (`StateFile.piece`): written as it is encoded.
+        var durations: [String: Double] = [:]
+        for number in 0..<70_000 { durations["step-\(number)"] = Double(number) / 7 }
+        try file.record(durations, ran: Set(durations.keys), outside: [])
+        #expect(try #require(FileSystem.status(file.path)).size > Int64(StateFile.piece))
+        let kept = file.load()
+        #expect(kept.count == durations.count)
+        #expect(
+            kept.allSatisfy { id, seconds in seconds == (durations[id]! * 1000).rounded() / 1000 })
+        // The same again: left as it is.
+        let written = try #require(FileSystem.status(file.path))
+        try file.record(durations, ran: Set(durations.keys), outside: [])
+        #expect(FileSystem.status(file.path) == written)
+    }
+
     @Test func aDamagedDurationsFileIsIgnored() throws {
         let fixture = try WorkflowFixture(
             #"{"procedures": [{"id": "a", "kind": "shell", "run": "true"}]}"#)

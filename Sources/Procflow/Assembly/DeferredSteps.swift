@@ -77,21 +77,34 @@ final class DeferredSteps: @unchecked Sendable {
         var pending: Int
     }
 
+    /// What changes as the run goes, by step number (see ``numbers``). Arrays, not tables by
+    /// id: at 100,000 steps five tables by id held about 40 MB to the run's end, where its
+    /// memory is highest (a table keeps its room as entries go).
     private struct State {
-        /// Deferred steps not built yet: how many of their prerequisites have not started.
-        var waiting: [String: Int] = [:]
-        /// For each step deferred steps wait for and which has not started: those steps.
-        var dependents: [String: [String]]
+        /// Deferred steps not built yet: how many of their prerequisites have not started; 0
+        /// for any other step.
+        var waiting: [Int32]
         /// Deferred steps not let go of yet: the deferred steps that wait for each (built or
-        /// not) and have not ended, plus one while it has not ended itself.
-        var holders: [String: Int] = [:]
-        /// Each deferred step's prerequisites that are deferred too, until it ends.
-        var heldPrerequisites: [String: [String]] = [:]
-        /// Each deferred step's group, as an index in `groups`, until it is built.
-        var group: [String: Int] = [:]
+        /// not) and have not ended, plus one while it has not ended itself; 0 for any other.
+        var holders: [Int32]
+        /// Whether each step has started (its dependents are no longer its to build).
+        var reached: [Bool]
+        /// Whether each step has ended (its held prerequisites are no longer its to hold).
+        var ended: [Bool]
+        /// Each deferred step's group, as an index in `groups`, until it is built; -1 then,
+        /// and for any other step.
+        var group: [Int32]
         var groups: [Group] = []
     }
 
+    /// A number for each step deferred or waited for by one, from 0.
+    private let numbers: [String: Int32]
+    /// The ids of those numbers.
+    private let ids: [String]
+    /// For each step deferred steps wait for, those steps, in file order.
+    private let dependents: NumberLists
+    /// Each deferred step's prerequisites that are deferred too.
+    private let heldPrerequisites: NumberLists
     private let state: Locked<State>
     private let build: @Sendable ([String]) -> Void
     private let forget: @Sendable (String) -> Void
@@ -105,16 +118,48 @@ final class DeferredSteps: @unchecked Sendable {
         _ selection: Selection, build: @escaping @Sendable ([String]) -> Void,
         forget: @escaping @Sendable (String) -> Void
     ) {
-        var state = State(dependents: selection.dependents)
-        state.waiting.reserveCapacity(selection.prerequisites.count)
-        state.holders.reserveCapacity(selection.prerequisites.count)
-        for (id, prerequisites) in selection.prerequisites {
-            state.waiting[id] = prerequisites.count
-            state.holders[id, default: 0] += 1
-            let deferred = prerequisites.filter { selection.prerequisites[$0] != nil }
-            for prerequisite in deferred { state.holders[prerequisite, default: 0] += 1 }
-            if !deferred.isEmpty { state.heldPrerequisites[id] = deferred }
+        var numbers: [String: Int32] = [:]
+        numbers.reserveCapacity(selection.prerequisites.count + selection.dependents.count)
+        var ids: [String] = []
+        ids.reserveCapacity(numbers.capacity)
+        func number(_ id: String) -> Int32 {
+            if let number = numbers[id] { return number }
+            let number = Int32(ids.count)
+            numbers[id] = number
+            ids.append(id)
+            return number
         }
+        for (id, _) in selection.prerequisites { _ = number(id) }
+        for (id, _) in selection.dependents { _ = number(id) }
+        let count = ids.count
+        var state = State(
+            waiting: Array(repeating: 0, count: count), holders: Array(repeating: 0, count: count),
+            reached: Array(repeating: false, count: count),
+            ended: Array(repeating: false, count: count),
+            group: Array(repeating: -1, count: count))
+        for (id, prerequisites) in selection.prerequisites {
+            let step = Int(numbers[id]!)
+            state.waiting[step] = Int32(prerequisites.count)
+            state.holders[step] += 1
+            for prerequisite in prerequisites where selection.prerequisites[prerequisite] != nil {
+                state.holders[Int(numbers[prerequisite]!)] += 1
+            }
+        }
+        dependents = NumberLists(count: count) { pair in
+            for (id, dependents) in selection.dependents {
+                for dependent in dependents { pair(numbers[id]!, numbers[dependent]!) }
+            }
+        }
+        heldPrerequisites = NumberLists(count: count) { pair in
+            for (id, prerequisites) in selection.prerequisites {
+                for prerequisite in prerequisites where selection.prerequisites[prerequisite] != nil
+                {
+                    pair(numbers[id]!, numbers[prerequisite]!)
+                }
+            }
+        }
+        self.numbers = numbers
+        self.ids = ids
         self.state = Locked(state)
         self.build = build
         self.forget = forget
@@ -122,22 +167,28 @@ final class DeferredSteps: @unchecked Sendable {
 
     /// Whether the step `id` is built once its prerequisites have started.
     func defers(_ id: String) -> Bool {
-        state.withLock { $0.waiting[id] != nil }
+        guard let step = numbers[id] else { return false }
+        return state.withLock { $0.waiting[Int(step)] > 0 }
     }
 
     /// Whether the step `id` must tell when it starts and ends: it is deferred, or a deferred
     /// step waits for it.
     func follows(_ id: String) -> Bool {
-        state.withLock { $0.holders[id] != nil || $0.dependents[id] != nil }
+        guard let step = numbers[id] else { return false }
+        let waitedFor = !dependents[step].isEmpty
+        return state.withLock {
+            $0.holders[Int(step)] > 0 || (waitedFor && !$0.reached[Int(step)])
+        }
     }
 
     /// The hold of a group of `steps`, if some are deferred; ``attach(_:to:)`` names the group.
     func hold(for steps: [Step]) -> Hold? {
-        state.withLock { state in
-            let deferred = steps.filter { state.waiting[$0.id] != nil }
+        let numbered = steps.compactMap { numbers[$0.id] }
+        return state.withLock { state in
+            let deferred = numbered.filter { state.waiting[Int($0)] > 0 }
             guard !deferred.isEmpty else { return nil }
             let hold = Hold(group: state.groups.count)
-            for step in deferred { state.group[step.id] = hold.group }
+            for step in deferred { state.group[Int(step)] = Int32(hold.group) }
             state.groups.append(Group(hold: hold, procedure: nil, pending: deferred.count))
             return hold
         }
@@ -155,9 +206,13 @@ final class DeferredSteps: @unchecked Sendable {
     /// Built on this thread, not handed to another: a 2,000-step chain ran 5 % slower with
     /// each step built on a queue of its own (the thread switch and its caches).
     func reached(_ id: String) {
+        guard let step = numbers[id] else { return }
+        let waiting = dependents[step]
+        guard !waiting.isEmpty else { return }
         let ready = state.withLock { state -> [String] in
-            guard let dependents = state.dependents.removeValue(forKey: id) else { return [] }
-            return dependents.filter { state.waiting.countDown($0) }
+            guard !state.reached[Int(step)] else { return [] }
+            state.reached[Int(step)] = true
+            return waiting.compactMap { state.waiting.countDown($0) ? ids[Int($0)] : nil }
         }
         guard !ready.isEmpty else { return }
         build(ready)
@@ -166,7 +221,12 @@ final class DeferredSteps: @unchecked Sendable {
     /// Adds the procedure built for the deferred step `id` to its group; `nil` if none could
     /// be built (its group is not held open for it).
     func add(_ procedure: Procedure?, for id: String) {
-        let group = state.withLock { state -> Int? in state.group.removeValue(forKey: id) }
+        guard let step = numbers[id] else { return }
+        let group = state.withLock { state -> Int? in
+            let group = state.group[Int(step)]
+            state.group[Int(step)] = -1
+            return group < 0 ? nil : Int(group)
+        }
         guard let group else { return }
         if let procedure, let parent = state.withLock({ $0.groups[group].procedure }) {
             parent.addChild(procedure)
@@ -182,10 +242,15 @@ final class DeferredSteps: @unchecked Sendable {
 
     /// The step `id` has ended: the deferred steps nothing needs any more are let go of.
     func ended(_ id: String) {
+        guard let step = numbers[id] else { return }
         let gone = state.withLock { state -> [String] in
-            guard state.holders[id] != nil else { return [] }
-            let held = [id] + (state.heldPrerequisites.removeValue(forKey: id) ?? [])
-            return held.filter { state.holders.countDown($0) }
+            guard state.holders[Int(step)] > 0 else { return [] }
+            var held = [step]
+            if !state.ended[Int(step)] {
+                state.ended[Int(step)] = true
+                held += heldPrerequisites[step]
+            }
+            return held.compactMap { state.holders.countDown($0) ? ids[Int($0)] : nil }
         }
         for id in gone { forget(id) }
     }
@@ -276,11 +341,42 @@ final class DeferredSteps: @unchecked Sendable {
     }
 }
 
-extension Dictionary where Value == Int {
-    /// Takes one from the count of `key`; true, the entry removed, when that was its last.
-    fileprivate mutating func countDown(_ key: Key) -> Bool {
-        guard let count = self[key] else { return false }
-        self[key] = count == 1 ? nil : count - 1
+extension [Int32] {
+    /// Takes one from the count of step `step`; true when that was its last.
+    fileprivate mutating func countDown(_ step: Int32) -> Bool {
+        let count = self[Int(step)]
+        guard count > 0 else { return false }
+        self[Int(step)] = count - 1
         return count == 1
+    }
+}
+
+/// A list of step numbers for each step number, in one array: what a table of arrays by id
+/// holds, without an array (and a bucket) a step.
+private struct NumberLists: Sendable {
+    /// Where each number's list starts in `items`; one more at the end.
+    private let starts: [Int32]
+    private let items: [Int32]
+
+    /// The lists of `count` numbers, from the pairs (number, item) `pairs` gives its body, in
+    /// the same order each time it is called (twice: to count, then to place): each list in
+    /// the order its items came.
+    init(count: Int, pairs: ((Int32, Int32) -> Void) -> Void) {
+        var starts = [Int32](repeating: 0, count: count + 1)
+        pairs { owner, _ in starts[Int(owner) + 1] += 1 }
+        for number in 0..<count { starts[number + 1] += starts[number] }
+        var next = starts
+        var items = [Int32](repeating: 0, count: Int(starts[count]))
+        pairs { owner, item in
+            items[Int(next[Int(owner)])] = item
+            next[Int(owner)] += 1
+        }
+        self.starts = starts
+        self.items = items
+    }
+
+    /// The list of `number`.
+    subscript(number: Int32) -> ArraySlice<Int32> {
+        items[Int(starts[Int(number)])..<Int(starts[Int(number) + 1])]
     }
 }

@@ -546,15 +546,18 @@ struct RunCommand: ParsableCommand {
             note: { console.writeError("procflow: \($0)\n") })
         for failure in files.failures { console.writeError("error: \(failure)\n") }
         if let durations {
+            // Room made once: the tables of a large run are made at its end, where its memory
+            // is highest.
             var ran: [String: Double] = [:]
+            ran.reserveCapacity(summary.rows.count)
             for row in summary.rows where row.status == .succeeded {
                 if let duration = row.duration { ran[row.id] = duration }
             }
             do {
                 if !ran.isEmpty {
-                    try durations.record(
-                        ran, ran: Set(summary.rows.map(\.id)),
-                        outside: workflow.stepsLeftOut)
+                    var ids = Set<String>(minimumCapacity: summary.rows.count)
+                    for row in summary.rows { ids.insert(row.id) }
+                    try durations.record(ran, ran: ids, outside: workflow.stepsLeftOut)
                 }
             } catch {
                 warn(console)("the steps' durations were not kept: \(error.message)")

@@ -46,26 +46,43 @@ struct StepDurationsFile {
         throws(CacheProblem)
     {
         let kept = load()
-        var all = kept
-        for (id, seconds) in durations { all[id] = (seconds * 1000).rounded() / 1000 }
-        all = all.filter {
-            ran.contains($0.key) || outside.contains(ForEach.stepID(ofInstance: $0.key))
+        func keeps(_ id: String) -> Bool {
+            ran.contains(id) || outside.contains(ForEach.stepID(ofInstance: id))
         }
-        let nearlyKept =
-            all.count == kept.count
-            && all.allSatisfy { id, seconds in
-                kept[id].map { abs($0 - seconds) <= max(0.05, $0 / 5) } ?? false
-            }
-        if nearlyKept { return }
+        // The file's entries, the new durations first, then the kept ones of steps without
+        // one: walked, not gathered in a table of their own (100,000 of them, twice over,
+        // made the end of a large run its highest).
+        func entries(_ body: (String, Double) -> Void) {
+            for (id, seconds) in durations where keeps(id) { body(id, Self.rounded(seconds)) }
+            for (id, seconds) in kept where durations[id] == nil && keeps(id) { body(id, seconds) }
+        }
+        var count = 0
+        var nearlyKept = true
+        entries { id, seconds in
+            count += 1
+            nearlyKept =
+                nearlyKept && kept[id].map { abs($0 - seconds) <= max(0.05, $0 / 5) } ?? false
+        }
+        if nearlyKept, count == kept.count { return }
         try directory.prepare()
-        var writer = BinaryWriter()
-        writer.write(UInt32(all.count))
-        for (id, seconds) in all {
-            writer.write(id)
-            writer.write(seconds.bitPattern)
+        try StateDirectory.write(to: path, temporary: directory.temporary) {
+            descriptor throws(POSIXIO.Failure) in
+            _ = try StateFile.write(
+                .durations, version: StateFile.version, appendable: false, to: descriptor,
+                piece: StateFile.piece
+            ) { writer, pause in
+                writer.write(UInt32(count))
+                entries { id, seconds in
+                    writer.write(id)
+                    writer.write(seconds.bitPattern)
+                    pause(&writer)
+                }
+            }
         }
-        try StateDirectory.write(
-            StateFile.wrap(writer.finished(), as: .durations), to: path,
-            temporary: directory.temporary)
+    }
+
+    /// Seconds kept to the millisecond.
+    private static func rounded(_ seconds: Double) -> Double {
+        (seconds * 1000).rounded() / 1000
     }
 }
