@@ -32,6 +32,41 @@ struct DenseTableTests {
         #expect(table.place(of: "absent") == nil)
     }
 
+    /// A key whose hashes collide: values sit in long runs of buckets, wrapping past the end
+    /// of the table, and a removal must close its gap for the keys after it to be found.
+    private struct CollidingKey: Hashable {
+        let number: Int
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(number % 7)
+        }
+    }
+
+    @Test func keysThatCollideAreFoundThroughRemovals() {
+        var generator = SystemRandomNumberGenerator()
+        var table = DenseTable<CollidingKey, Int>()
+        var model: [CollidingKey: Int] = [:]
+        for round in 0..<4000 {
+            let key = CollidingKey(number: Int.random(in: 0..<120, using: &generator))
+            if Int.random(in: 0..<2, using: &generator) == 0 {
+                table[key] = nil
+                model[key] = nil
+            } else {
+                table[key] = round
+                model[key] = round
+            }
+            if round % 50 == 0 {
+                #expect(table.count == model.count)
+                for number in 0..<120 {
+                    let key = CollidingKey(number: number)
+                    #expect(table[key] == model[key])
+                    #expect(
+                        table.place(of: key).map { table.keys[$0] } == model[key].map { _ in key })
+                }
+            }
+        }
+    }
+
     @Test func aValueChangedInItsPlaceIsChangedForItsKey() {
         var table: DenseTable<String, [Int]> = ["a": [1], "b": [2]]
         let place = table.place(of: "b")!
