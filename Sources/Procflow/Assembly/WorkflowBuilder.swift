@@ -51,7 +51,7 @@ final class WorkflowBuilder: @unchecked Sendable {
     struct Incremental: Sendable {
         let context: IncrementalStepProcedure.Context
         /// The incremental steps of the file, by id.
-        let steps: [String: IncrementalStep]
+        let steps: IncrementalSteps
         /// What the incremental steps share: for the instances of `forEach` steps, made as
         /// the run goes.
         let stepContext: IncrementalStep.Context

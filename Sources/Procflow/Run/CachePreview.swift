@@ -42,7 +42,7 @@ struct CachePreview {
     /// such steps: the snapshot took it as up to date with what they gave then, and one
     /// settled by an earlier record (its sources switched back) gives something else.
     private var keepsLatest: [Bool]
-    private let incremental: [String: IncrementalStep]
+    private let incremental: IncrementalSteps
     private let cache: StepCache
     /// Whether to wait for a remote cache's answers, or take a step it has not answered for
     /// as one that runs (the run asks again when the step's turn comes).
@@ -60,7 +60,7 @@ struct CachePreview {
     /// `nestedSteps` are the workflow's, if the caller has them already.
     init(
         _ workflow: Workflow, nestedSteps: [NestedStep]? = nil,
-        incremental: [String: IncrementalStep], cache: StepCache, waitsForRemote: Bool = true,
+        incremental: IncrementalSteps, cache: StepCache, waitsForRemote: Bool = true,
         instanceContext: IncrementalStep.Context? = nil, presettled: [String: SettledStep] = [:]
     ) {
         self.waitsForRemote = waitsForRemote
@@ -296,7 +296,7 @@ extension CachePreview {
     /// Settles the steps this preview found up to date (of `steps`), putting back their
     /// generated files through `cache`; and tells whether that is every step. If a file cannot
     /// be put back, nothing is settled: each step asks the cache when it is about to run.
-    func settle(_ steps: [String: IncrementalStep], with cache: StepCache) -> (
+    func settle(_ steps: IncrementalSteps, with cache: StepCache) -> (
         settled: [String: SettledStep], everything: Bool
     ) {
         var result = settledFromSnapshot

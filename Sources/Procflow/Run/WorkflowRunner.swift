@@ -47,7 +47,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// The directory of the workflow file, absolute: where relative paths start.
     private let directory: String
     /// The incremental steps, by id, when the run uses the cache.
-    private let incrementalSteps: [String: IncrementalStep]
+    private let incrementalSteps: IncrementalSteps
     /// What the incremental steps, and the instances made as the run goes, are made in, when
     /// the run uses the cache.
     private let incrementalContext: IncrementalStep.Context?
