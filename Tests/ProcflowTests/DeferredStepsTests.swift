@@ -291,4 +291,22 @@ struct RunTablesTests {
         #expect(cache.recordCapacity >= 5000)
         #expect(cache.files.capacity >= 9000)
     }
+
+    @Test func aStepsStandingIsSmallAndKeepsWhatFewStepsHaveApart() {
+        // A record a step of the run: its reason, value and name out of line.
+        #expect(MemoryLayout<StepRecords.Record>.stride <= 64)
+        var record = StepRecords.Record(path: ["group"], name: "each (x)")
+        let copy = record
+        record.reason = "its condition is false"
+        record.value = RunSummary.ValuePreview(.string("out"), format: .text)
+        #expect(record.name == "each (x)")
+        #expect(record.reason == "its condition is false")
+        #expect(record.value?.text == "out")
+        // A copy keeps what it had: the box is replaced, not changed.
+        #expect(copy.reason == nil && copy.value == nil && copy.name == "each (x)")
+        record.name = nil
+        record.reason = nil
+        record.value = nil
+        #expect(record.name == nil && record.reason == nil && record.value == nil)
+    }
 }

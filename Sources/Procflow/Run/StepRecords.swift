@@ -5,18 +5,57 @@ import ProcedureKit
 /// file order, with the steps made as the run goes (a `forEach`'s instances) right after the
 /// step they were made for: what the summary and the reporters' paths come from.
 final class StepRecords: Sendable {
-    /// One step's standing.
+    /// One step's standing: 64 bytes, its reason, value and name, which most steps of a large
+    /// run lack, out of line (128 bytes a step inline).
     struct Record {
         var path: [String]
-        var status = StepStatus.pending
+        private var details: Details?
         var started: Date?
         /// When the current attempt started.
         var attemptStarted: Date?
         var duration: TimeInterval?
-        var reason: String?
-        var value: RunSummary.ValuePreview?
+        var status = StepStatus.pending
+
+        /// What few steps have, in a box of its own, replaced when one changes.
+        private final class Details: Sendable {
+            let reason: String?
+            let value: RunSummary.ValuePreview?
+            let name: String?
+
+            init(reason: String?, value: RunSummary.ValuePreview?, name: String?) {
+                self.reason = reason
+                self.value = value
+                self.name = name
+            }
+        }
+
+        init(path: [String], name: String? = nil) {
+            self.path = path
+            self.name = name
+        }
+
+        /// Why it failed or was skipped, or its note when cached.
+        var reason: String? {
+            get { details?.reason }
+            set { setDetails(reason: newValue, value: value, name: name) }
+        }
+        var value: RunSummary.ValuePreview? {
+            get { details?.value }
+            set { setDetails(reason: reason, value: newValue, name: name) }
+        }
         /// What people call it, when not its id: a `forEach` instance named by its item.
-        var name: String?
+        var name: String? {
+            get { details?.name }
+            set { setDetails(reason: reason, value: value, name: newValue) }
+        }
+
+        private mutating func setDetails(
+            reason: String?, value: RunSummary.ValuePreview?, name: String?
+        ) {
+            details =
+                reason == nil && value == nil && name == nil
+                ? nil : Details(reason: reason, value: value, name: name)
+        }
     }
 
     /// The most bytes of value previews kept for the whole run: past it, the rest go
