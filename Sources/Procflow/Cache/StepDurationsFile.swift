@@ -50,8 +50,8 @@ struct StepDurationsFile {
             ran.contains(id) || outside.contains(ForEach.stepID(ofInstance: id))
         }
         // The file's entries, the new durations first, then the kept ones of steps without
-        // one: walked, not gathered in a table of their own (100,000 of them, twice over,
-        // made the end of a large run its highest).
+        // one: walked, not gathered in tables of their own (at 100,000 steps, three tables
+        // and the file whole twice, at the end of the run, where its memory is highest).
         func entries(_ body: (String, Double) -> Void) {
             for (id, seconds) in durations where keeps(id) { body(id, Self.rounded(seconds)) }
             for (id, seconds) in kept where durations[id] == nil && keeps(id) { body(id, seconds) }
