@@ -23,14 +23,34 @@ public final class StepCache: @unchecked Sendable {
 
     private struct State {
         var index = StateIndex()
-        var changedSteps: Set<String> = []
-        /// The steps whose last record stands for what they were given in this run: decided
-        /// up to date, or run and recorded.
-        var confirmedSteps: Set<String> = []
+        /// What this run did with each step's last record (``Mark``'s bits): one table for
+        /// both, not two sets (at 100,000 steps, 8 MB of buckets holding the same ids).
+        var marks = DenseTable<String, UInt8>()
         /// Bytes this run added to the store.
         var storedBytes: Int64 = 0
         /// What went wrong writing the state directory during the run.
         var problems: [String] = []
+
+        /// Marks the step `id` with `mark`.
+        mutating func mark(_ id: String, _ mark: Mark) {
+            marks[id] = (marks[id] ?? 0) | mark.rawValue
+        }
+
+        /// The steps marked with `mark`.
+        func marked(_ mark: Mark) -> Set<String> {
+            var ids: Set<String> = []
+            for (id, marks) in marks where marks & mark.rawValue != 0 { ids.insert(id) }
+            return ids
+        }
+    }
+
+    /// What a run did with a step's last record.
+    private enum Mark: UInt8 {
+        /// Made or replaced: to be saved.
+        case changed = 1
+        /// It stands for what the step was given in this run: decided up to date, or run and
+        /// recorded.
+        case confirmed = 2
     }
 
     /// The directory the state is kept in.
@@ -82,8 +102,7 @@ public final class StepCache: @unchecked Sendable {
     func expect(steps: Int, files: Int) {
         state.withLock { state in
             state.index.steps.reserveCapacity(max(state.index.steps.count, steps))
-            state.changedSteps.reserveCapacity(steps)
-            state.confirmedSteps.reserveCapacity(steps)
+            state.marks.reserveCapacity(steps)
         }
         self.files.reserveCapacity(files)
     }
@@ -215,7 +234,7 @@ public final class StepCache: @unchecked Sendable {
         switch decision {
         case .run: return nil
         case .upToDate(_, isNew: false):
-            state.withLock { _ = $0.confirmedSteps.insert(step.id) }
+            state.withLock { $0.mark(step.id, .confirmed) }
             return nil
         case .upToDate(let chosen, isNew: true):
             record = chosen
@@ -232,7 +251,7 @@ public final class StepCache: @unchecked Sendable {
                 + Self.keptNote(kept)
         }
         makeLatest(record, of: step.id)
-        state.withLock { _ = $0.confirmedSteps.insert(step.id) }
+        state.withLock { $0.mark(step.id, .confirmed) }
         return note
     }
 
@@ -363,7 +382,7 @@ public final class StepCache: @unchecked Sendable {
             of: step, declared: fingerprint, startedAt: startedAt, files: files)
         record.value = Array(JSONWriter.string(value).utf8)
         makeLatest(record, of: step.id)
-        state.withLock { _ = $0.confirmedSteps.insert(step.id) }
+        state.withLock { $0.mark(step.id, .confirmed) }
         remote?.publish(record, of: step, from: store)
     }
 
@@ -375,7 +394,7 @@ public final class StepCache: @unchecked Sendable {
         let replaced = state.withLock { state -> StepRecord? in
             defer {
                 state.index.steps[id] = record
-                state.changedSteps.insert(id)
+                state.mark(id, .changed)
             }
             return state.index.steps[id]
         }
@@ -500,7 +519,7 @@ public final class StepCache: @unchecked Sendable {
     /// Whether the last record of the step `id` stands for what it was given in this run: the
     /// run decided it up to date, or ran and recorded it.
     func isConfirmed(_ id: String) -> Bool {
-        state.withLock { $0.confirmedSteps.contains(id) }
+        state.withLock { ($0.marks[id] ?? 0) & Mark.confirmed.rawValue != 0 }
     }
 
     /// The index file's status as this run read it, or last wrote it; `nil` if another run
@@ -525,16 +544,18 @@ public final class StepCache: @unchecked Sendable {
     /// - Returns: a warning if the state could not be written.
     public func save() -> String? {
         let (learnt, steps, stored) = state.withLock {
-            ($0.index, $0.changedSteps, $0.storedBytes)
+            ($0.index, $0.marked(.changed), $0.storedBytes)
         }
         guard !steps.isEmpty else { return nil }
         do throws(CacheProblem) {
             try indexFile.save(
                 learnt, changed: steps, stored: stored, isKnown: isKnown,
                 replaced: keepInHistory)
-            state.withLock {
-                $0.changedSteps = []
-                $0.storedBytes = 0
+            state.withLock { state in
+                for place in state.marks.keys.indices {
+                    state.marks[place: place] &= ~Mark.changed.rawValue
+                }
+                state.storedBytes = 0
             }
             return nil
         } catch {
