@@ -38,7 +38,7 @@ public final class StepCache: @unchecked Sendable {
 
         /// The steps marked with `mark`.
         func marked(_ mark: Mark) -> Set<String> {
-            var ids: Set<String> = []
+            var ids = Set<String>(minimumCapacity: marks.count)
             for (id, marks) in marks where marks & mark.rawValue != 0 { ids.insert(id) }
             return ids
         }

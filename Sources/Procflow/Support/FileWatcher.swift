@@ -56,11 +56,10 @@ final class FileWatcher: @unchecked Sendable {
         wake = (pipe[0], pipe[1])
         for root in roots {
             guard addTree(root) else {
-                let reason = String(cString: strerror(errno))
-                close(inotify)
-                close(wake.read)
-                close(wake.write)
-                throw Failure(description: "cannot watch \(root): \(reason)")
+                // Not closed here: every property is set, so the deinitializer runs as this
+                // throws, and closes them. Closed twice, they were by then another thread's.
+                throw Failure(
+                    description: "cannot watch \(root): \(String(cString: strerror(errno)))")
             }
         }
     }
