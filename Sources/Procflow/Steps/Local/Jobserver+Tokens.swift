@@ -91,13 +91,17 @@ extension Jobserver {
     /// waits.
     private func watch() {
         while true {
-            let (ready, done) = state.withLock { state -> ([Waiter], Bool) in
+            let (ready, done, closes) = state.withLock { state -> ([Waiter], Bool, Bool) in
                 let ready = serve(&state)
                 let done = state.waiting.isEmpty || state.closed
                 if done { state.watching = false }
-                return (ready, done)
+                // Closed while this waited: the descriptors are this watcher's to close.
+                let closes = done && state.closed && state.descriptorsOpen
+                if closes { state.descriptorsOpen = false }
+                return (ready, done, closes)
             }
             for waiter in ready { waiter.granted(waiter.held) }
+            if closes { closeDescriptors() }
             if done { return }
             var descriptors = [
                 pollfd(fd: own, events: Int16(POLLIN), revents: 0),

@@ -70,8 +70,11 @@ final class Jobserver: Sendable {
         var watching = false
         /// Numbers the requests.
         var requests = 0
-        /// The run is over: the descriptors are closed.
+        /// The run is over: no token is taken or put back.
         var closed = false
+        /// The descriptors are open: closed by ``close()``, or by the watcher as it leaves if it
+        /// was waiting on them then, and touched by nothing after.
+        var descriptorsOpen = true
         /// In a pool procflow joined, its own slot is free for a step to take.
         var implicitSlotFree = false
     }
@@ -209,25 +212,39 @@ final class Jobserver: Sendable {
         return max(0, taken)
     }
 
-    /// Wakes the thread waiting on the FIFO, so that it looks at the waiting steps again.
+    /// Wakes the thread waiting on the FIFO, so that it looks at the waiting steps again;
+    /// nothing once the descriptors are closed (their numbers may be another's by then).
     func wakeWatcher() {
-        var byte: UInt8 = 1
-        _ = Glibc.write(wake.write, &byte, 1)
+        state.withLock { state in
+            guard state.descriptorsOpen else { return }
+            var byte: UInt8 = 1
+            _ = Glibc.write(wake.write, &byte, 1)
+        }
     }
 
-    /// Closes the descriptors and removes the FIFO if procflow made it: the run is over.
+    /// Closes the descriptors and removes the FIFO if procflow made it: the run is over. A
+    /// watcher waiting on the FIFO is woken and closes them as it leaves: closed under it,
+    /// they could be another thread's when it reads the wake-up.
     func close() {
-        let first = state.withLock { state -> Bool in
-            defer { state.closed = true }
-            return !state.closed
+        let closesNow = state.withLock { state -> Bool? in
+            guard !state.closed else { return nil }
+            state.closed = true
+            guard state.watching else {
+                state.descriptorsOpen = false
+                return true
+            }
+            var byte: UInt8 = 1
+            _ = Glibc.write(wake.write, &byte, 1)
+            return false
         }
-        guard first else { return }
-        wakeWatcher()
-        closeDescriptors()
+        guard let closesNow else { return }
+        if closesNow { closeDescriptors() }
         if ownsPool { unlink(path) }
     }
 
-    private func closeDescriptors() {
+    /// Closes the FIFO's descriptors and the wake-up pipe: once, by whoever set
+    /// ``State/descriptorsOpen`` false.
+    func closeDescriptors() {
         for descriptor in [own, clientEnds.read, clientEnds.write, wake.read, wake.write] {
             Glibc.close(descriptor)
         }
