@@ -49,8 +49,7 @@ struct JobserverTests {
     /// watcher: closed under it, their numbers could be another thread's by the time the
     /// watcher, woken, read from them (or a cancelled step woke it through them).
     @Test func aPoolClosedWhileItsWatcherWaitsTouchesNoOtherThreadsDescriptors() throws {
-        let done = Locked(false)
-        let closing = Thread {
+        let (disturbed, opened) = socketPairsDisturbed {
             for _ in 0..<400 {
                 guard let jobserver = try? self.pool(1) else { continue }
                 _ = self.takeNow(jobserver)
@@ -59,30 +58,10 @@ struct JobserverTests {
                 jobserver.close()
                 _ = jobserver.cancel(ticket)
             }
-            done.withLock { $0 = true }
-        }
-        closing.start()
-        var problems = 0
-        var rounds = 0
-        while !done.withLock({ $0 }) || rounds < 100 {
-            rounds += 1
-            // A socket pair: a write to a closed end fails rather than raising SIGPIPE.
-            var ends: [Int32] = [0, 0]
-            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { continue }
-            var byte = UInt8(rounds & 0xFF)
-            var back: UInt8 = 0
-            if send(ends[1], &byte, 1, Int32(MSG_NOSIGNAL)) != 1
-                || recv(ends[0], &back, 1, Int32(MSG_DONTWAIT)) != 1 || back != byte
-            {
-                problems += 1
-            }
-            // Nothing more arrived than was sent.
-            if recv(ends[0], &back, 1, Int32(MSG_DONTWAIT)) != -1 { problems += 1 }
-            close(ends[0])
-            close(ends[1])
         }
         #expect(
-            problems == 0, "\(problems) of \(rounds) socket pairs were read or written by another")
+            disturbed == 0, "\(disturbed) of \(opened) socket pairs were read or written by another"
+        )
     }
 
     @Test func aStepWaitsWhileItsNeighboursJobsHoldEveryToken() throws {

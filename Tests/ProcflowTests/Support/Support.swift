@@ -242,3 +242,39 @@ extension String {
             .joined(separator: "\n")
     }
 }
+
+/// Runs `work` on a thread of its own while this thread opens socket pairs, one after another
+/// (at least 100, until `work` is done), each sending a byte through and reading it back:
+/// how many of them another thread disturbed meanwhile (an end closed under it, made
+/// non-blocking, a byte lost, taken or added), and how many it opened. Socket pairs, not
+/// pipes: a write to a closed end fails (MSG_NOSIGNAL) rather than ending the test process
+/// with SIGPIPE.
+func socketPairsDisturbed(while work: @escaping @Sendable () -> Void) -> (
+    disturbed: Int, opened: Int
+) {
+    let done = Locked(false)
+    Thread {
+        work()
+        done.withLock { $0 = true }
+    }.start()
+    var disturbed = 0
+    var opened = 0
+    while !done.withLock({ $0 }) || opened < 100 {
+        var ends: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { continue }
+        opened += 1
+        var byte = UInt8(opened & 0xFF)
+        var back: UInt8 = 0
+        let blocking = fcntl(ends[0], F_GETFL) & O_NONBLOCK == 0
+        if send(ends[1], &byte, 1, Int32(MSG_NOSIGNAL)) != 1
+            || recv(ends[0], &back, 1, Int32(MSG_DONTWAIT)) != 1 || back != byte || !blocking
+            // Nothing more arrived than was sent.
+            || recv(ends[0], &back, 1, Int32(MSG_DONTWAIT)) != -1
+        {
+            disturbed += 1
+        }
+        close(ends[0])
+        close(ends[1])
+    }
+    return (disturbed, opened)
+}

@@ -216,10 +216,14 @@ final class Jobserver: Sendable {
     /// nothing once the descriptors are closed (their numbers may be another's by then).
     func wakeWatcher() {
         state.withLock { state in
-            guard state.descriptorsOpen else { return }
-            var byte: UInt8 = 1
-            _ = Glibc.write(wake.write, &byte, 1)
+            if state.descriptorsOpen { writeWakeUp() }
         }
+    }
+
+    /// Writes a byte to the wake-up pipe; under the state's lock, with the descriptors open.
+    private func writeWakeUp() {
+        var byte: UInt8 = 1
+        _ = Glibc.write(wake.write, &byte, 1)
     }
 
     /// Closes the descriptors and removes the FIFO if procflow made it: the run is over. A
@@ -233,8 +237,7 @@ final class Jobserver: Sendable {
                 state.descriptorsOpen = false
                 return true
             }
-            var byte: UInt8 = 1
-            _ = Glibc.write(wake.write, &byte, 1)
+            writeWakeUp()
             return false
         }
         guard let closesNow else { return }
