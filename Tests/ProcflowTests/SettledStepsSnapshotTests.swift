@@ -91,6 +91,35 @@ struct SettledStepsSnapshotTests {
         #expect(try fixture.snapshot()?.settlesEveryIncrementalStep == true)
     }
 
+    /// A workflow file over 1 MiB: the run keeps only its digest, not its bytes, for the
+    /// snapshot; the snapshot names the file's content all the same, and a file touched (read
+    /// again, its status changed) but not edited still leaves it usable.
+    @Test func aLargeWorkflowFilesSnapshotHoldsItsDigest() throws {
+        let padded = Self.build.replacingOccurrences(
+            of: #"{"procedures": ["#,
+            with: #"{"description": ""# + String(repeating: "x", count: 1_100_000)
+                + #"", "procedures": ["#)
+        let fixture = try WorkflowFixture(padded)
+        defer { fixture.remove() }
+        try fixture.write("a.c", "a1\n")
+        try fixture.write("b.c", "b1\n")
+        #expect(try fixture.runSteps().ran == ["a", "b", "check", "link"])
+        fixture.waitUntilStatusesAreTrusted()
+        #expect(try fixture.runSteps().ran == ["check"])
+        let bytes = try #require(
+            FileManager.default.contents(
+                atPath: fixture.directory.appendingPathComponent(fixture.file).path))
+        #expect(bytes.count > WorkflowRead.largestHeld)
+        #expect(try fixture.snapshot()?.digest == SHA256.hash(Array(bytes)))
+        // Written again as it was, and a.c edited: the workflow is read again and found to be
+        // the one the snapshot is of, which settles b.
+        try fixture.write(fixture.file, padded)
+        try fixture.write("a.c", "a2\n")
+        #expect(try fixture.runSteps().ran == ["a", "check", "link"])
+        #expect(fixture.contents("checked") == "a2\nb1\n")
+        #expect(try fixture.settledBySnapshot() == ["b"])
+    }
+
     @Test func aStepWaitingForOneThatRunsIsDecidedNotSettled() throws {
         let fixture = try WorkflowFixture(
             """

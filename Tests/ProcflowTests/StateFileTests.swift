@@ -55,14 +55,48 @@ struct StateFileTests {
         let status = snapshot.files[0].status!
         var touched = status
         touched.changed += 1
-        let bytes = Array("{}".utf8)
+        let bytes = WorkflowRead(Array("{}".utf8))
         #expect(snapshot.isOf(workflow: bytes, otherFiles: [("/work/sub.json", status)]))
         // Edited between the check and the reading.
-        #expect(!snapshot.isOf(workflow: Array("{ }".utf8), otherFiles: []))
+        #expect(!snapshot.isOf(workflow: WorkflowRead(Array("{ }".utf8)), otherFiles: []))
         #expect(!snapshot.isOf(workflow: bytes, otherFiles: [("/work/sub.json", touched)]))
         // A file it did not look at, or one it found missing.
         #expect(!snapshot.isOf(workflow: bytes, otherFiles: [("/work/new.json", status)]))
         #expect(!snapshot.isOf(workflow: bytes, otherFiles: [("/work/gone", status)]))
+    }
+
+    @Test func aLargeWorkflowIsKeptAsItsDigestAndASmallOneAsItsBytes() {
+        let small = Array(repeating: UInt8(ascii: " "), count: WorkflowRead.largestHeld)
+        let large = small + [UInt8(ascii: " ")]
+        guard case .bytes(let held) = WorkflowRead(small) else {
+            Issue.record("a file of 1 MiB is kept as its bytes")
+            return
+        }
+        #expect(held == small)
+        #expect(WorkflowRead(small).digest == SHA256.hash(small))
+        guard case .digest(let digest) = WorkflowRead(large) else {
+            Issue.record("a file over 1 MiB is kept as its digest")
+            return
+        }
+        #expect(digest == SHA256.hash(large))
+    }
+
+    /// A run lets go of the bytes of a workflow file over 1 MiB once it is loaded: its offsets
+    /// then have no line and column, and no plan is written with its content missing; the
+    /// smaller files keep theirs.
+    @Test func aSourceMapLetsGoOfItsLargeFilesOnly() {
+        let sources = SourceMap()
+        let large = Array("{\n".utf8) + Array(repeating: UInt8(ascii: " "), count: 2_000) + [125]
+        let small = Array("{\n  }".utf8)
+        _ = sources.add("flow.json", large)
+        let base = sources.add("part.json", small)
+        #expect(sources.locate(2).location == SourceLocation(line: 2, column: 1))
+        sources.letGoOfLargeFiles(over: 1_000)
+        #expect(sources.contents.map(\.bytes) == [nil, small])
+        #expect(sources.locate(2).file == "flow.json")
+        #expect(sources.locate(2).location == nil)
+        #expect(sources.locate(base + 4).location == SourceLocation(line: 2, column: 3))
+        #expect(sources.names == ["flow.json", "part.json"])
     }
 
     @Test func anIndexReadsBackAsWritten() throws {

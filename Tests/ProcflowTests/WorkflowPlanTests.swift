@@ -285,7 +285,7 @@ struct WorkflowPlanTests {
         let line = EveryField.text().split(
             separator: "\n", omittingEmptySubsequences: false
         ).firstIndex { $0.contains(#"{"id": "gen""#) }
-        #expect(workflow.sources?.locate(step.offset).location.line == line.map { $0 + 1 })
+        #expect(workflow.sources?.locate(step.offset).location?.line == line.map { $0 + 1 })
     }
 
     @Test func aPlanTrustingTheWorkflowsStatusTellsItByThatStatus() throws {

@@ -345,6 +345,10 @@ struct RunCommand: ParsableCommand {
         guard let (loaded, bytes) = workflow.loadWithBytes(console: console, plans: plans) else {
             return CommandLineTool.ExitStatus.usage
         }
+        // Loaded, checked and its plan written: nothing asks where in the file a step is now,
+        // and the snapshot needs only the digest of a large file's bytes.
+        let read = WorkflowRead(bytes)
+        loaded.sources?.letGoOfLargeFiles(over: WorkflowRead.largestHeld)
         // The included and dotenv files as they were read: a change to one after the
         // snapshot must make the next run load the workflow.
         let loadedAt = FileSystem.now()
@@ -374,7 +378,7 @@ struct RunCommand: ParsableCommand {
         // reports. Its cacheKey commands ran while the workflow loaded.
         let usableSnapshot = snapshot.flatMap { snapshot in
             explain || session.settings.remote != nil
-                || !snapshot.isOf(workflow: bytes, otherFiles: otherFiles)
+                || !snapshot.isOf(workflow: read, otherFiles: otherFiles)
                 || !snapshot.keyCommandsGiveTheSame() ? nil : snapshot
         }
         let settledBySnapshot =
@@ -398,7 +402,7 @@ struct RunCommand: ParsableCommand {
         signals.withLock { $0?.stop() }
         if settledBySnapshot == nil {
             check.record(
-                after: runner, cache: cache, workflowName: workflow.name, bytes: bytes,
+                after: runner, cache: cache, workflowName: workflow.name, read: read,
                 otherFiles: otherFiles, loadedAt: loadedAt, previous: usableSnapshot)
         }
         // The process ends next: the workflow, the run's records and procedures and the

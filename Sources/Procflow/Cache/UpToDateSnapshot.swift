@@ -188,17 +188,19 @@ struct UpToDateSnapshot: Sendable, Equatable {
         return .unchanged(trustedNow: status)
     }
 
-    /// Whether the workflow read as `bytes`, its other files (included, dotenv) at `otherFiles`
-    /// once read, is the one the snapshot was taken of: a file may change between the check
-    /// and its reading.
-    func isOf(workflow bytes: [UInt8], otherFiles: [(path: String, status: FileStatus?)]) -> Bool {
+    /// Whether the workflow as `read`, its other files (included, dotenv) at `otherFiles` once
+    /// read, is the one the snapshot was taken of: a file may change between the check and its
+    /// reading.
+    func isOf(workflow read: WorkflowRead, otherFiles: [(path: String, status: FileStatus?)])
+        -> Bool
+    {
         // Its status now, when the snapshot trusted it, tells that what was read is what was
         // looked at (a change after the check would show in it); else its content does.
         let unchanged =
             workflowStatus.map { known in
                 FileSystem.status(key.workflow).map(known.looksUnchanged) ?? false
             } ?? false
-        guard unchanged || SHA256.hash(bytes) == digest else { return false }
+        guard unchanged || read.digest == digest else { return false }
         return otherFiles.allSatisfy { file in
             guard let now = file.status,
                 let known = files.first(where: { $0.path == file.path })?.status
@@ -442,5 +444,27 @@ extension UpToDateSnapshot {
     /// - Throws: a ``StateFile/Problem`` if it is not a snapshot this procflow wrote whole.
     init(decoding bytes: [UInt8]) throws(StateFile.Problem) {
         self = try StateFile.unwrap(bytes, as: .snapshot, Self.read)
+    }
+}
+
+/// The workflow file as a run read it, for the run's snapshot: its bytes while they are small
+/// (hashed only if asked), else only their digest, taken at once so that the bytes of a large
+/// file (15 MB at 100,000 steps) are not held through the run for it.
+enum WorkflowRead {
+    case bytes([UInt8])
+    case digest(Digest)
+
+    /// The largest file whose bytes are held.
+    static let largestHeld = 1 << 20
+
+    init(_ bytes: [UInt8]) {
+        self = bytes.count > Self.largestHeld ? .digest(SHA256.hash(bytes)) : .bytes(bytes)
+    }
+
+    var digest: Digest {
+        switch self {
+        case .bytes(let bytes): SHA256.hash(bytes)
+        case .digest(let digest): digest
+        }
     }
 }

@@ -172,6 +172,8 @@ enum WorkflowPlan {
         let included = sources.contents.dropFirst()
         writer.write(UInt32(included.count))
         for (name, content) in included {
+            // Held until the plan is written; a file let go of first leaves no plan.
+            guard let content else { return }
             writer.write(name)
             writer.write(SHA256.hash(content))
         }

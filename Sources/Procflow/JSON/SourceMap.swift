@@ -10,24 +10,34 @@ final class SourceMap: @unchecked Sendable {
     private final class File: Sendable {
         let name: String
         let base: Int
-        let bytes: [UInt8]
-        /// The line index, made the first time a location is asked for: a file that loads
-        /// without a problem never needs one.
-        private let indexed = Mutex<SourceText?>(nil)
+        /// How many bytes it has.
+        let count: Int
+        /// Its bytes, and the line index made the first time a location is asked for (a file
+        /// that loads without a problem never needs one); `nil` both once let go.
+        private let content: Mutex<(bytes: [UInt8], text: SourceText?)?>
 
         init(name: String, base: Int, bytes: [UInt8]) {
             self.name = name
             self.base = base
-            self.bytes = bytes
+            count = bytes.count
+            content = Mutex((bytes, nil))
         }
 
-        var text: SourceText {
-            indexed.withLock { text in
-                if let text { return text }
-                let made = SourceText(bytes: bytes)
-                text = made
+        var bytes: [UInt8]? { content.withLock { $0?.bytes } }
+
+        /// Its text, `nil` once let go.
+        var text: SourceText? {
+            content.withLock { content in
+                guard let held = content else { return nil }
+                if let text = held.text { return text }
+                let made = SourceText(bytes: held.bytes)
+                content = (held.bytes, made)
                 return made
             }
+        }
+
+        func letGo() {
+            content.withLock { $0 = nil }
         }
     }
 
@@ -41,8 +51,16 @@ final class SourceMap: @unchecked Sendable {
     /// The names of the workflow files, the loaded one first, as they were given.
     var names: [String] { files.map(\.name) }
 
-    /// The workflow files as the load read them, the loaded one first: each name and bytes.
-    var contents: [(name: String, bytes: [UInt8])] { files.map { ($0.name, $0.bytes) } }
+    /// The workflow files as the load read them, the loaded one first: each name and bytes
+    /// (`nil` once let go: ``letGoOfLargeFiles(over:)``).
+    var contents: [(name: String, bytes: [UInt8]?)] { files.map { ($0.name, $0.bytes) } }
+
+    /// Lets go of the bytes of the workflow files larger than `limit` bytes, once nothing will
+    /// ask where an offset is (a run, once its workflow is loaded and its plan written): a
+    /// 100,000-step file's 15 MB. Its offsets then have no line and column.
+    func letGoOfLargeFiles(over limit: Int) {
+        for file in files where file.count > limit { file.letGo() }
+    }
 
     /// Notes that the load read (or looked for) `path`, a file that is not a workflow file,
     /// and found `content` there (`nil`: none it could read).
@@ -53,7 +71,7 @@ final class SourceMap: @unchecked Sendable {
 
     /// Adds the file `name` with its `bytes`; returns the offset its first byte has.
     func add(_ name: String, _ bytes: [UInt8]) -> Int {
-        let base = files.last.map { $0.base + $0.bytes.count + 1 } ?? 0
+        let base = files.last.map { $0.base + $0.count + 1 } ?? 0
         files.append(File(name: name, base: base, bytes: bytes))
         return base
     }
@@ -63,11 +81,11 @@ final class SourceMap: @unchecked Sendable {
     func excerpt(line number: Int, column: Int, in name: String, radius: Int) -> (
         bytes: ArraySlice<UInt8>, column: Int, cutBefore: Bool, cutAfter: Bool
     )? {
-        files.first { $0.name == name }?.text.excerpt(line: number, column: column, radius: radius)
+        files.first { $0.name == name }?.text?.excerpt(line: number, column: column, radius: radius)
     }
 
-    /// The file `offset` is in, and the line and column there.
-    func locate(_ offset: Int) -> (file: String, location: SourceLocation) {
+    /// The file `offset` is in, and the line and column there (`nil` in a file let go of).
+    func locate(_ offset: Int) -> (file: String, location: SourceLocation?) {
         var low = 0
         var high = files.count - 1
         while low < high {
@@ -75,6 +93,6 @@ final class SourceMap: @unchecked Sendable {
             if files[middle].base <= offset { low = middle } else { high = middle - 1 }
         }
         let file = files[low]
-        return (file.name, file.text.location(ofOffset: offset - file.base))
+        return (file.name, file.text?.location(ofOffset: offset - file.base))
     }
 }

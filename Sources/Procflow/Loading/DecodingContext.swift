@@ -54,7 +54,8 @@ final class DecodingContext {
     }
 
     func location(of offset: Int) -> SourceLocation {
-        sources.locate(offset).location
+        // A load holds every file's bytes: they are let go, if ever, after it.
+        sources.locate(offset).location ?? SourceLocation(line: 1, column: 1)
     }
 
     /// Takes in what decoding an included file found: its problems, and its ids (`rename`d as

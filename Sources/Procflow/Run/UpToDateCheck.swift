@@ -42,14 +42,14 @@ struct UpToDateCheck {
     }
 
     /// Leaves a snapshot after `runner`'s run if every file it looked at can be trusted to
-    /// show a change (the workflow, read as `bytes`, and `otherFiles`: its included and dotenv
+    /// show a change (the workflow as `read`, and `otherFiles`: its included and dotenv
     /// files, with their statuses when read at `loadedAt`): of everything, if it found
     /// everything up to date; else of the incremental steps whose last records stand for this
     /// run and whose files' statuses can be trusted (``UpToDateSnapshot/settledSteps``), if
     /// any. `previous` is the snapshot that settled some of them
     /// (``WorkflowRunner/settledFromSnapshot``): they are taken from it, as it looked at them.
     func record(
-        after runner: WorkflowRunner, cache: StepCache?, workflowName: String, bytes: [UInt8],
+        after runner: WorkflowRunner, cache: StepCache?, workflowName: String, read: WorkflowRead,
         otherFiles: [(path: String, status: FileStatus?)], loadedAt: Int64,
         previous: UpToDateSnapshot? = nil
     ) {
@@ -86,7 +86,7 @@ struct UpToDateCheck {
         // The workflow read is the one the previous snapshot was of (`isOf`): its digest
         // stands.
         var snapshot = UpToDateSnapshot(
-            key: key, digest: previous?.digest ?? SHA256.hash(bytes),
+            key: key, digest: previous?.digest ?? read.digest,
             workflowStatus: trusted == true ? status : nil, indexStatus: indexStatus,
             name: workflowName, steps: runner.isUpToDate ? runner.upToDateSteps : [],
             files: steps.files, keyCommands: keys.recheck.commands, keyDirectory: keys.directory,
