@@ -99,6 +99,71 @@ struct StateFileTests {
         #expect(sources.names == ["flow.json", "part.json"])
     }
 
+    /// Records of every shape: passing over one (``StepRecord/skip(_:)``, what the index does
+    /// until a record is asked for) takes the bytes reading it takes, and counts its files.
+    @Test func passingOverARecordTakesWhatReadingItTakes() throws {
+        let base = Self.sampleIndex().steps["compile"]!
+        var shapes = [base]
+        var empty = base
+        (empty.inputs, empty.sources, empty.discovered, empty.outputs, empty.value) =
+            ([], [], [], [], [])
+        shapes.append(empty)
+        var wide = base
+        wide.sources += (0..<40).map {
+            .init(path: "/work/src/\($0).c", digest: $0 % 3 == 0 ? nil : SHA256.hash([UInt8($0)]))
+        }
+        wide.outputs += wide.outputs
+        wide.environmentEntries = [.init(name: "env CC", digest: SHA256.hash([9]))]
+        wide.value = Array(String(repeating: "é", count: 300).utf8)
+        shapes.append(wide)
+        for record in shapes {
+            var writer = BinaryWriter()
+            record.write(to: &writer)
+            writer.write(UInt32(0xfeed))
+            let bytes = writer.finished()
+            let (read, passed, files) = try bytes.withUnsafeBytes { buffer in
+                var reading = BinaryReader(buffer)
+                let read = try StepRecord(from: &reading)
+                var passing = BinaryReader(buffer)
+                let files = try StepRecord.skip(&passing)
+                // Both stop at the same byte: the marker after the record comes next.
+                #expect(try reading.uint32() == 0xfeed)
+                #expect(try passing.uint32() == 0xfeed)
+                return (read, passing.isAtEnd, files)
+            }
+            #expect(read == record)
+            #expect(passed)
+            #expect(files == record.sources.count + record.discovered.count + record.outputs.count)
+        }
+    }
+
+    /// An index read from its file makes a record when it is asked for, the same each time
+    /// and kept made by ``IndexRecords/record(_:)``; appended entries replace and remove.
+    @Test func anIndexReadsEachRecordWhenAskedFor() throws {
+        var index = Self.sampleIndex()
+        var other = index.steps["compile"]!
+        other.value = Array("2".utf8)
+        index.steps["link"] = other
+        let base = index.encoded()
+        var changed = other
+        changed.value = Array("3".utf8)
+        let appended =
+            base
+            + StateIndex.entry([("link", changed), ("compile", nil)], stored: 5)
+        var read = try StateIndex(decoding: appended)
+        #expect(read.storeSize == index.storeSize + 5)
+        #expect(read.steps.keys == ["link"])
+        #expect(read.steps["compile"] == nil)
+        #expect(read.steps["link"] == changed)
+        #expect(read.steps.record("link") == changed)
+        #expect(read.steps.record("link") == changed)
+        // Two sources, a discovered file and an output in each of three records read.
+        #expect(read.steps.namedFiles == 3 * 4)
+        let whole = try StateIndex(decoding: base)
+        #expect(whole.steps == index.steps)
+        #expect(whole.steps.filter(ids: { $0 == "compile" }).map(\.key) == ["compile"])
+    }
+
     @Test func anIndexReadsBackAsWritten() throws {
         let index = Self.sampleIndex()
         let decoded = try StateIndex(decoding: index.encoded())

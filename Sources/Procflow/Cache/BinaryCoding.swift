@@ -107,6 +107,14 @@ struct BinaryReader {
 
     var isAtEnd: Bool { position == bytes.count }
 
+    /// How far into `whole` it has read, where its bytes are a part of `whole`'s.
+    func offset(in whole: UnsafeRawBufferPointer) -> Int {
+        guard let start = bytes.baseAddress, let wholeStart = whole.baseAddress else {
+            return position
+        }
+        return start - wholeStart + position
+    }
+
     /// Passes over what is left: a reader that found what it needed early.
     mutating func skipRest() {
         position = bytes.count
@@ -175,6 +183,11 @@ struct BinaryReader {
             }
         }
         return try strings()
+    }
+
+    /// Passes over `count` bytes.
+    mutating func skip(_ count: Int) throws(Truncated) {
+        _ = try take(count)
     }
 
     mutating func bytesField() throws(Truncated) -> UnsafeRawBufferPointer {

@@ -114,7 +114,7 @@ struct IndexFile {
         // Filtered only when some record goes: a filtered copy of a large index is a second
         // table beside the run's own.
         if merged.steps.keys.contains(where: { !isKnown($0) }) {
-            merged.steps = merged.steps.filter { isKnown($0.key) }
+            merged.steps = merged.steps.filter(ids: isKnown)
         }
         merged.storeSize += stored
         if merged.storeSize > StateDirectory.defaultMaximumSize {

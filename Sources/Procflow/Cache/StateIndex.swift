@@ -6,7 +6,7 @@
 /// writing every record again; the file is written whole again (compacted) when its entries
 /// pass half of its base, or when a run must drop or merge records.
 struct StateIndex: Sendable {
-    var steps = DenseTable<String, StepRecord>()
+    var steps = IndexRecords()
     /// About how many bytes the store takes, counting what runs added since it was last
     /// measured: when it passes the bound, the store is pruned.
     var storeSize: Int64 = 0
@@ -74,34 +74,183 @@ struct StateIndex: Sendable {
     static func decoding(_ bytes: [UInt8]) throws(StateFile.Problem) -> (
         index: StateIndex, layout: StateFile.Layout
     ) {
-        let (index, layout) = try StateFile.unwrapAppendable(
+        // The records are passed over, field by field, and found where they are in `bytes`
+        // (which the readers are parts of) when asked for.
+        var read: Result<(index: StateIndex, layout: StateFile.Layout), StateFile.Problem>?
+        bytes.withUnsafeBytes { whole in
+            read = Result { () throws(StateFile.Problem) in
+                try unwrap(bytes, whole: whole)
+            }
+        }
+        return try read!.get()
+    }
+
+    /// The index in `bytes`, whose bytes are `whole`, and its file's layout.
+    private static func unwrap(_ bytes: [UInt8], whole: UnsafeRawBufferPointer)
+        throws(StateFile.Problem) -> (index: StateIndex, layout: StateFile.Layout)
+    {
+        try StateFile.unwrapAppendable(
             bytes, as: .index, version: appendableVersion
         ) { reader throws(BinaryReader.Truncated) in
             var index = StateIndex()
+            index.steps = IndexRecords(file: bytes)
             index.storeSize = try reader.int64()
             let stepCount = try reader.count(minimumSize: 100)
             index.steps.reserveCapacity(stepCount)
             for _ in 0..<stepCount {
                 let id = try reader.string()
-                index.steps[id] = try StepRecord(from: &reader)
+                let offset = reader.offset(in: whole)
+                index.steps.noteEncoded(id, at: offset, naming: try StepRecord.skip(&reader))
             }
             return index
         } applying: { (index: inout StateIndex, reader) throws(BinaryReader.Truncated) in
             // Read whole before any is applied: a torn entry changes nothing.
             let stored = try reader.int64()
             let count = try reader.count(minimumSize: 5)
-            var changes: [(String, StepRecord?)] = []
+            var changes: [(id: String, offset: Int?, files: Int)] = []
             changes.reserveCapacity(count)
             for _ in 0..<count {
                 let id = try reader.string()
-                changes.append((id, try reader.bool() ? try StepRecord(from: &reader) : nil))
+                let offset = reader.offset(in: whole)
+                let present = try reader.bool()
+                changes.append(
+                    present
+                        ? (id, offset + 1, try StepRecord.skip(&reader)) : (id, nil, 0))
             }
             guard reader.isAtEnd else { throw BinaryReader.Truncated() }
             index.storeSize += stored
-            for (id, record) in changes { index.steps[id] = record }
+            for change in changes {
+                if let offset = change.offset {
+                    index.steps.noteEncoded(change.id, at: offset, naming: change.files)
+                } else {
+                    index.steps[change.id] = nil
+                }
+            }
         }
-        return (index, layout)
     }
 
     init() {}
+}
+
+/// The records of an index by step id. Those read from its file stay as they are in it, a
+/// place in its bytes, until one is asked for: an edit run of a 300-step workflow decides two
+/// or three steps, and making every record (thousands of paths) took most of the time it
+/// spent reading the state.
+struct IndexRecords: Sendable {
+    fileprivate enum Slot: Sendable {
+        case record(StepRecord)
+        /// Where its encoding starts in ``file``.
+        case encoded(Int)
+    }
+
+    private var slots = DenseTable<String, Slot>()
+    /// The bytes of the index file the encoded records are in.
+    private let file: [UInt8]
+    /// About how many files the records read from the file name (for a record replaced by a
+    /// later entry, both count): the room the run's tables of files are made with.
+    private(set) var namedFiles = 0
+
+    init() {
+        file = []
+    }
+
+    /// Records to be read from `file`, the bytes of an index file.
+    fileprivate init(file: [UInt8]) {
+        self.file = file
+    }
+
+    /// Notes that the record of `id` is encoded at `offset` in the file, naming `files` files.
+    fileprivate mutating func noteEncoded(_ id: String, at offset: Int, naming files: Int) {
+        slots[id] = .encoded(offset)
+        namedFiles += files
+    }
+
+    var count: Int { slots.count }
+
+    var isEmpty: Bool { slots.isEmpty }
+
+    /// How many records it holds without growing.
+    var capacity: Int { slots.capacity }
+
+    /// The ids of its records.
+    var keys: [String] { slots.keys }
+
+    /// Makes room for `capacity` records in all.
+    mutating func reserveCapacity(_ capacity: Int) {
+        slots.reserveCapacity(capacity)
+    }
+
+    /// The record of `id`, made from the file each time it is asked for here (see
+    /// ``record(_:)``); setting `nil` removes it.
+    subscript(id: String) -> StepRecord? {
+        get { slots[id].flatMap(made) }
+        set { slots[id] = newValue.map(Slot.record) }
+    }
+
+    /// The record of `id`, made from the file once: kept made for the next time.
+    mutating func record(_ id: String) -> StepRecord? {
+        guard let place = slots.place(of: id) else { return nil }
+        guard case .encoded = slots[place: place] else { return made(slots[place: place]) }
+        let record = made(slots[place: place])
+        // One the file cannot give (never, once it was passed over whole) is no record.
+        slots[id] = record.map(Slot.record)
+        return record
+    }
+
+    private func made(_ slot: Slot) -> StepRecord? {
+        switch slot {
+        case .record(let record): return record
+        case .encoded(let offset):
+            return file.withUnsafeBytes { buffer in
+                var reader = BinaryReader(buffer, from: offset)
+                return try? StepRecord(from: &reader)
+            }
+        }
+    }
+
+    /// The records whose ids `isIncluded` accepts, those in the file left there.
+    func filter(ids isIncluded: (String) -> Bool) -> IndexRecords {
+        var kept = IndexRecords(file: file)
+        kept.namedFiles = namedFiles
+        for (id, slot) in slots where isIncluded(id) { kept.slots[id] = slot }
+        return kept
+    }
+}
+
+extension IndexRecords: Sequence {
+    typealias Element = (key: String, value: StepRecord)
+
+    /// Each record, made as it comes.
+    struct Iterator: IteratorProtocol {
+        fileprivate let records: IndexRecords
+        fileprivate var slots: DenseTable<String, Slot>.Iterator
+
+        mutating func next() -> Element? {
+            while let (id, slot) = slots.next() {
+                if let record = records.made(slot) { return (id, record) }
+            }
+            return nil
+        }
+    }
+
+    func makeIterator() -> Iterator {
+        Iterator(records: self, slots: slots.makeIterator())
+    }
+
+    var underestimatedCount: Int { count }
+}
+
+extension IndexRecords: ExpressibleByDictionaryLiteral {
+    init(dictionaryLiteral elements: (String, StepRecord)...) {
+        self.init()
+        reserveCapacity(elements.count)
+        for (id, record) in elements { self[id] = record }
+    }
+}
+
+extension IndexRecords: Equatable {
+    /// The same ids with the same records, in any order, wherever they are kept.
+    static func == (left: IndexRecords, right: IndexRecords) -> Bool {
+        left.count == right.count && left.allSatisfy { right[$0.key] == $0.value }
+    }
 }

@@ -88,11 +88,7 @@ public final class StepCache: @unchecked Sendable {
         warnings = indexFile.warnings
         state.withLock { $0.index = indexFile.loaded }
         // Room for every file the records name, once: not grown as the steps are decided.
-        var files = 0
-        for record in indexFile.loaded.steps.values {
-            files += record.sources.count + record.discovered.count + record.outputs.count
-        }
-        self.files.reserveCapacity(files)
+        files.reserveCapacity(indexFile.loaded.steps.namedFiles)
     }
 
     /// Makes room for `steps` steps to be recorded by this run, which read and make about
@@ -161,7 +157,7 @@ public final class StepCache: @unchecked Sendable {
         _ step: IncrementalStep, inputs: [(name: String, value: JSONValue)],
         waitingForRemote: Bool = true
     ) -> CacheDecision {
-        let latest = state.withLock { $0.index.steps[step.id] }
+        let latest = state.withLock { $0.index.steps.record(step.id) }
         let current = fingerprint(step, inputs: inputs, latest: latest)
         var outputProblem: String?
         if let latest, latest.hasInputs(of: current) {
@@ -317,7 +313,7 @@ public final class StepCache: @unchecked Sendable {
 
     /// The record of the last successful run of the step `id`.
     func latestRecord(of id: String) -> StepRecord? {
-        state.withLock { $0.index.steps[id] }
+        state.withLock { $0.index.steps.record(id) }
     }
 
     /// The digests with which the last successful runs of the step `id`, or of its instances
@@ -396,7 +392,7 @@ public final class StepCache: @unchecked Sendable {
                 state.index.steps[id] = record
                 state.mark(id, .changed)
             }
-            return state.index.steps[id]
+            return state.index.steps.record(id)
         }
         if let replaced, !replaced.isSameRun(as: record) { keepInHistory(replaced, of: id) }
     }

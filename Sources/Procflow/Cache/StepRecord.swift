@@ -135,6 +135,41 @@ struct StepRecord: Sendable, Equatable {
         }
     }
 
+    /// Passes over a record as ``init(from:)`` reads it, field for field, without making it:
+    /// the index reads a record only when it is asked for (``IndexRecords``).
+    ///
+    /// - Returns: how many files it names.
+    static func skip(_ reader: inout BinaryReader) throws(BinaryReader.Truncated) -> Int {
+        try reader.skip(64)  // definition, environment
+        _ = try reader.bytesField()  // directory
+        for _ in 0..<(try reader.count(minimumSize: 36)) {
+            _ = try reader.bytesField()
+            try reader.skip(32)
+        }
+        var files = 0
+        for _ in 0..<2 {  // sources, discovered
+            let count = try reader.count(minimumSize: 38)
+            for _ in 0..<count {
+                _ = try reader.bytesField()
+                try reader.skip(33)  // present, digest
+                _ = try reader.status()
+            }
+            files += count
+        }
+        let outputs = try reader.count(minimumSize: 41)
+        for _ in 0..<outputs {
+            _ = try reader.bytesField()
+            try reader.skip(36)  // digest, permissions
+            _ = try reader.status()
+        }
+        _ = try reader.bytesField()  // value
+        for _ in 0..<(try reader.count(minimumSize: 36)) {
+            _ = try reader.bytesField()
+            try reader.skip(32)
+        }
+        return files + outputs
+    }
+
     private static func readFiles(_ reader: inout BinaryReader) throws(BinaryReader.Truncated)
         -> [Source]
     {
