@@ -164,6 +164,30 @@ struct StateFileTests {
         #expect(whole.steps.filter(ids: { $0 == "compile" }).map(\.key) == ["compile"])
     }
 
+    /// The file's bytes are let go of once every record read from it is made or replaced,
+    /// not while the file is read: an entry that removes the last record may be followed by
+    /// one that adds another.
+    @Test func anIndexLetsGoOfItsFileOnceEveryRecordIsMade() throws {
+        let record = Self.sampleIndex().steps["compile"]!
+        var base = StateIndex()
+        base.steps["a"] = record
+        var other = record
+        other.value = Array("2".utf8)
+        let bytes =
+            base.encoded() + StateIndex.entry([("a", nil)], stored: 0)
+            + StateIndex.entry([("b", other), ("c", record)], stored: 0)
+        var read = try StateIndex(decoding: bytes)
+        #expect(read.steps.keys.sorted() == ["b", "c"])
+        #expect(read.steps.holdsFile)
+        #expect(read.steps.record("b") == other)
+        #expect(read.steps.holdsFile)
+        read.steps["c"] = other
+        #expect(!read.steps.holdsFile)
+        #expect(read.steps["b"] == other)
+        #expect(read.steps.record("b") == other)
+        #expect(read.steps["c"] == other)
+    }
+
     @Test func anIndexReadsBackAsWritten() throws {
         let index = Self.sampleIndex()
         let decoded = try StateIndex(decoding: index.encoded())

@@ -123,7 +123,7 @@ struct StateIndex: Sendable {
                 if let offset = change.offset {
                     index.steps.noteEncoded(change.id, at: offset, naming: change.files)
                 } else {
-                    index.steps[change.id] = nil
+                    index.steps.noteRemoved(change.id)
                 }
             }
         }
@@ -144,8 +144,11 @@ struct IndexRecords: Sendable {
     }
 
     private var slots = DenseTable<String, Slot>()
-    /// The bytes of the index file the encoded records are in.
-    private let file: [UInt8]
+    /// The bytes of the index file the encoded records are in; let go of once every record
+    /// read from it is made (a run that decides every step of a large workflow).
+    private var file: [UInt8]
+    /// How many of ``slots`` are encoded.
+    private var encodedCount = 0
     /// About how many files the records read from the file name (for a record replaced by a
     /// later entry, both count): the room the run's tables of files are made with.
     private(set) var namedFiles = 0
@@ -161,13 +164,37 @@ struct IndexRecords: Sendable {
 
     /// Notes that the record of `id` is encoded at `offset` in the file, naming `files` files.
     fileprivate mutating func noteEncoded(_ id: String, at offset: Int, naming files: Int) {
+        if !isEncoded(id) { encodedCount += 1 }
         slots[id] = .encoded(offset)
         namedFiles += files
+    }
+
+    /// Notes that an entry of the file removes the record of `id`: the file is kept, as later
+    /// entries may be in it.
+    fileprivate mutating func noteRemoved(_ id: String) {
+        if isEncoded(id) { encodedCount -= 1 }
+        slots[id] = nil
+    }
+
+    private func isEncoded(_ id: String) -> Bool {
+        guard let place = slots.place(of: id), case .encoded = slots[place: place] else {
+            return false
+        }
+        return true
+    }
+
+    /// Notes that an encoded record is one no more.
+    private mutating func oneLessEncoded() {
+        encodedCount -= 1
+        if encodedCount == 0 { file = [] }
     }
 
     var count: Int { slots.count }
 
     var isEmpty: Bool { slots.isEmpty }
+
+    /// Whether it holds the bytes of the file its records were read from.
+    var holdsFile: Bool { !file.isEmpty }
 
     /// How many records it holds without growing.
     var capacity: Int { slots.capacity }
@@ -184,7 +211,10 @@ struct IndexRecords: Sendable {
     /// ``record(_:)``); setting `nil` removes it.
     subscript(id: String) -> StepRecord? {
         get { slots[id].flatMap(made) }
-        set { slots[id] = newValue.map(Slot.record) }
+        set {
+            if isEncoded(id) { oneLessEncoded() }
+            slots[id] = newValue.map(Slot.record)
+        }
     }
 
     /// The record of `id`, made from the file once: kept made for the next time.
@@ -194,6 +224,7 @@ struct IndexRecords: Sendable {
         let record = made(slots[place: place])
         // One the file cannot give (never, once it was passed over whole) is no record.
         slots[id] = record.map(Slot.record)
+        oneLessEncoded()
         return record
     }
 
@@ -212,7 +243,11 @@ struct IndexRecords: Sendable {
     func filter(ids isIncluded: (String) -> Bool) -> IndexRecords {
         var kept = IndexRecords(file: file)
         kept.namedFiles = namedFiles
-        for (id, slot) in slots where isIncluded(id) { kept.slots[id] = slot }
+        for (id, slot) in slots where isIncluded(id) {
+            kept.slots[id] = slot
+            if case .encoded = slot { kept.encodedCount += 1 }
+        }
+        if kept.encodedCount == 0 { kept.file = [] }
         return kept
     }
 }
