@@ -103,6 +103,30 @@ struct IndexAppendTests {
         #expect(fixture.layout?.appendedLength == 0)
     }
 
+    /// The cache takes the records the file read (``IndexFile/takeLoaded()``), so that they are
+    /// held once, and tells the save what it read of the steps it replaced: another run's
+    /// record is handed over as replaced only if it differs from that.
+    @Test func aFileWhoseRecordsWereTakenIsToldWhatTheRunRead() throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        try Self.save(fixture.open(), ["a": Self.record("1"), "b": Self.record("1")])
+        var run = fixture.open()
+        let taken = run.takeLoaded()
+        #expect(taken.steps == ["a": Self.record("1"), "b": Self.record("1")])
+        #expect(run.loaded.steps.isEmpty)
+        // Another run writes `a` again; `b` it leaves as this run read it.
+        try Self.save(fixture.open(), ["a": Self.record("2")])
+        var replaced: [String] = []
+        var learnt = taken
+        learnt.steps["a"] = Self.record("3")
+        learnt.steps["b"] = Self.record("3")
+        try run.save(
+            learnt, changed: ["a", "b"], stored: 0, isKnown: { _ in true },
+            replaced: { _, id in replaced.append(id) }, read: { taken.steps[$0] })
+        #expect(replaced == ["a"])
+        #expect(fixture.open().loaded.steps == ["a": Self.record("3"), "b": Self.record("3")])
+    }
+
     @Test func aRecordToDropOrEntriesPastHalfOfTheBaseWriteTheIndexWhole() throws {
         let fixture = try Fixture()
         defer { fixture.remove() }

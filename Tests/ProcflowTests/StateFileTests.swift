@@ -186,6 +186,13 @@ struct StateFileTests {
         #expect(read.steps["b"] == other)
         #expect(read.steps.record("b") == other)
         #expect(read.steps["c"] == other)
+        // Every record made at once, for a run that asks for most of them.
+        var ahead = try StateIndex(decoding: bytes)
+        ahead.steps.makeEveryRecord()
+        #expect(!ahead.steps.holdsFile)
+        #expect(ahead.steps.keys.sorted() == ["b", "c"])
+        #expect(ahead.steps["b"] == other)
+        #expect(ahead.steps["c"] == record)
     }
 
     @Test func anIndexReadsBackAsWritten() throws {

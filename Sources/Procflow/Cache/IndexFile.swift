@@ -16,7 +16,7 @@ struct IndexFile {
     /// The workflow file it is the index of.
     private let workflowFile: String
     /// What the index held when it was read (empty if it was missing, damaged or foreign).
-    let loaded: StateIndex
+    private(set) var loaded: StateIndex
     /// The index file's status and layout when it was read, then as this process last wrote
     /// it, to tell whether another run has written it since and whether an entry can be
     /// appended to it.
@@ -63,10 +63,18 @@ struct IndexFile {
         self.warnings = warnings
     }
 
+    /// Hands ``loaded`` over, keeping an empty index: for the one owner of the records read,
+    /// which then passes what it read to ``save(_:changed:stored:isKnown:replaced:read:)``.
+    mutating func takeLoaded() -> StateIndex {
+        defer { loaded = StateIndex() }
+        return loaded
+    }
+
     /// Writes `learnt`'s records of the steps `changed` into the index, merged with what
     /// other runs wrote since it was read, holding the index's lock; keeps only the records
     /// `isKnown` accepts; counts `stored` more bytes in the store and prunes it past its
-    /// bound. Another run's record that this one replaces is handed to `replaced`.
+    /// bound. Another run's record that this one replaces is handed to `replaced`: one that
+    /// differs from the record `read` says this run read (by default, from ``loaded``).
     ///
     /// If no other run wrote the index since, and it has no record to drop, the records are
     /// appended to it; otherwise, or once its entries pass half of its base, it is
@@ -75,7 +83,8 @@ struct IndexFile {
     /// - Throws: a ``CacheProblem`` if the index cannot be written.
     func save(
         _ learnt: StateIndex, changed: Set<String>, stored: Int64,
-        isKnown: (String) -> Bool, replaced: (StepRecord, String) -> Void
+        isKnown: (String) -> Bool, replaced: (StepRecord, String) -> Void,
+        read: ((String) -> StepRecord?)? = nil
     ) throws(CacheProblem) {
         try directory.prepare()
         let lock = IndexLock(path: directory.lock(for: workflowFile))
@@ -103,7 +112,7 @@ struct IndexFile {
             for id in changed {
                 // Another run's record, written since this run read the index, is replaced:
                 // it stays findable in the history.
-                if let theirs = written.steps[id], theirs != loaded.steps[id],
+                if let theirs = written.steps[id], theirs != (read?(id) ?? loaded.steps[id]),
                     let ours = learnt.steps[id], !theirs.isSameRun(as: ours)
                 {
                     replaced(theirs, id)

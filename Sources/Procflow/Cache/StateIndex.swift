@@ -228,6 +228,27 @@ struct IndexRecords: Sendable {
         return record
     }
 
+    /// Makes every record still encoded, and lets the file's bytes go.
+    mutating func makeEveryRecord() {
+        guard holdsFile else { return }
+        var place = 0
+        while place < slots.count {
+            guard case .encoded = slots[place: place] else {
+                place += 1
+                continue
+            }
+            if let record = made(slots[place: place]) {
+                slots[place: place] = .record(record)
+                place += 1
+            } else {
+                // One the file cannot give is no record; the last moves into its place.
+                slots[slots.keys[place]] = nil
+            }
+        }
+        encodedCount = 0
+        file = []
+    }
+
     private func made(_ slot: Slot) -> StepRecord? {
         switch slot {
         case .record(let record): return record

@@ -28,6 +28,9 @@ public final class StepCache: @unchecked Sendable {
         var marks = DenseTable<String, UInt8>()
         /// Bytes this run added to the store.
         var storedBytes: Int64 = 0
+        /// The records the index gave of the steps this run replaced, as it read them: what a
+        /// save tells another run's records by (those it wrote since are kept in the history).
+        var replaced: [String: StepRecord] = [:]
         /// What went wrong writing the state directory during the run.
         var problems: [String] = []
 
@@ -51,6 +54,8 @@ public final class StepCache: @unchecked Sendable {
         /// It stands for what the step was given in this run: decided up to date, or run and
         /// recorded.
         case confirmed = 2
+        /// This run made or replaced it, saved or not.
+        case madeByRun = 4
     }
 
     /// The directory the state is kept in.
@@ -84,11 +89,15 @@ public final class StepCache: @unchecked Sendable {
         self.stepIDs = stepIDs
         self.forEachIDs = forEachIDs
         store = LocalStore(directory: directory)
-        indexFile = IndexFile(directory: directory, workflowFile: workflowFile)
+        var indexFile = IndexFile(directory: directory, workflowFile: workflowFile)
         warnings = indexFile.warnings
-        state.withLock { $0.index = indexFile.loaded }
+        // The cache's index is the only one: a second kept by the file would be copied when
+        // the first changes, and hold the bytes of the file its records are read from.
+        let loaded = indexFile.takeLoaded()
+        self.indexFile = indexFile
+        state.withLock { $0.index = loaded }
         // Room for every file the records name, once: not grown as the steps are decided.
-        files.reserveCapacity(indexFile.loaded.steps.namedFiles)
+        files.reserveCapacity(loaded.steps.namedFiles)
     }
 
     /// Makes room for `steps` steps to be recorded by this run, which read and make about
@@ -311,6 +320,16 @@ public final class StepCache: @unchecked Sendable {
 
     private static let null = Array("null".utf8)
 
+    /// Makes every record the index read from its file at once, and lets the file's bytes go,
+    /// if a run that decides `steps` steps would ask for most of them anyway (one that decides
+    /// every step of a large workflow: its file, 33 MB at 100,000 steps, is not held while
+    /// they are decided).
+    func makeRecordsAhead(deciding steps: Int) {
+        state.withLock { state in
+            if 2 * steps >= state.index.steps.count { state.index.steps.makeEveryRecord() }
+        }
+    }
+
     /// The record of the last successful run of the step `id`.
     func latestRecord(of id: String) -> StepRecord? {
         state.withLock { $0.index.steps.record(id) }
@@ -388,11 +407,14 @@ public final class StepCache: @unchecked Sendable {
     /// run writes no history.
     private func makeLatest(_ record: StepRecord, of id: String) {
         let replaced = state.withLock { state -> StepRecord? in
-            defer {
-                state.index.steps[id] = record
-                state.mark(id, .changed)
+            let before = state.index.steps.record(id)
+            if let before, state.marks[id].map({ $0 & Mark.madeByRun.rawValue == 0 }) ?? true {
+                state.replaced[id] = before
             }
-            return state.index.steps.record(id)
+            state.index.steps[id] = record
+            state.mark(id, .changed)
+            state.mark(id, .madeByRun)
+            return before
         }
         if let replaced, !replaced.isSameRun(as: record) { keepInHistory(replaced, of: id) }
     }
@@ -546,7 +568,8 @@ public final class StepCache: @unchecked Sendable {
         do throws(CacheProblem) {
             try indexFile.save(
                 learnt, changed: steps, stored: stored, isKnown: isKnown,
-                replaced: keepInHistory)
+                replaced: keepInHistory,
+                read: { [state] id in state.withLock { $0.replaced[id] } })
             state.withLock { state in
                 for place in state.marks.keys.indices {
                     state.marks[place: place] &= ~Mark.changed.rawValue

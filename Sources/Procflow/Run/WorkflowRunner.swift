@@ -250,6 +250,9 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
         guard let cache = options.cache, !options.force,
             !incrementalSteps.isEmpty || !options.presettled.isEmpty
         else { return ([:], false) }
+        // The preview asks for the record of each step it decides: when that is most of them,
+        // they are all made at once and the index file's bytes let go of first.
+        cache.makeRecordsAhead(deciding: incrementalSteps.count)
         let preview = CachePreview(
             workflow, nestedSteps: nestedSteps, incremental: incrementalSteps, cache: cache,
             waitsForRemote: false, presettled: options.presettled)
