@@ -309,4 +309,27 @@ struct RunTablesTests {
         record.value = nil
         #expect(record.name == nil && record.reason == nil && record.value == nil)
     }
+
+    @Test func aSummaryRowIsSmallAndKeepsWhatFewStepsHaveApart() {
+        // A row a step of the summary, made at the run's end: its reason, value and name out of
+        // line.
+        #expect(MemoryLayout<RunSummary.Row>.stride <= 48)
+        var row = RunSummary.Row(
+            id: "a", path: ["group"], status: .skipped, duration: 1.5,
+            reason: "its condition is false")
+        let copy = row
+        row.value = RunSummary.ValuePreview(.string("out"), format: .text)
+        row.name = "each (x)"
+        #expect(row.reason == "its condition is false")
+        #expect(row.value?.text == "out")
+        #expect(row.shown == "each (x)")
+        // A copy keeps what it had: the box is replaced, not changed.
+        #expect(copy.reason == "its condition is false" && copy.value == nil && copy.name == nil)
+        #expect(copy.shown == "a")
+        row.reason = nil
+        row.value = nil
+        row.name = nil
+        #expect(row.name == nil && row.reason == nil && row.value == nil)
+        #expect(row.id == "a" && row.path == ["group"] && row.duration == 1.5)
+    }
 }
