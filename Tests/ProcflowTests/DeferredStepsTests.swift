@@ -331,5 +331,13 @@ struct RunTablesTests {
         row.name = nil
         #expect(row.name == nil && row.reason == nil && row.value == nil)
         #expect(row.id == "a" && row.path == ["group"] && row.duration == 1.5)
+        // A row made from a step's standing shares its box rather than making another.
+        var standing = StepRecords.Record(path: ["group"], name: "each (y)")
+        standing.reason = "cached"
+        let shared = RunSummary.Row(
+            id: "b", path: standing.path, status: .cached, duration: nil,
+            details: standing.details)
+        #expect(shared.details === standing.details)
+        #expect(shared.reason == "cached" && shared.name == "each (y)" && shared.value == nil)
     }
 }

@@ -15,40 +15,23 @@ public struct RunSummary: Sendable {
         /// Why it failed or was skipped.
         public var reason: String? {
             get { details?.reason }
-            set { details = Details.of(reason: newValue, value: value, name: name) }
+            set { details = StepDetails.of(reason: newValue, value: value, name: name) }
         }
         /// The value it gave other steps, if it gave one: its start, and its size.
         public var value: ValuePreview? {
             get { details?.value }
-            set { details = Details.of(reason: reason, value: newValue, name: name) }
+            set { details = StepDetails.of(reason: reason, value: newValue, name: name) }
         }
         /// What people call it, when not its id: a `forEach` instance named by its item.
         public var name: String? {
             get { details?.name }
-            set { details = Details.of(reason: reason, value: value, name: newValue) }
+            set { details = StepDetails.of(reason: reason, value: value, name: newValue) }
         }
         /// ``reason``, ``value`` and ``name``, which most rows of a large run lack, in a box
-        /// replaced on change: a row takes 48 bytes, not 120 (the summary of 100,000 steps is
-        /// made at the run's end, when its memory is at its highest).
-        private var details: Details?
-
-        private final class Details: Sendable {
-            let reason: String?
-            let value: ValuePreview?
-            let name: String?
-
-            private init(reason: String?, value: ValuePreview?, name: String?) {
-                self.reason = reason
-                self.value = value
-                self.name = name
-            }
-
-            /// A box of these, `nil` if all three are.
-            static func of(reason: String?, value: ValuePreview?, name: String?) -> Details? {
-                reason == nil && value == nil && name == nil
-                    ? nil : Details(reason: reason, value: value, name: name)
-            }
-        }
+        /// replaced on change, and shared with the step's standing in the run it was made from:
+        /// a row takes 48 bytes, not 120 (the summary of 100,000 steps is made at the run's end,
+        /// when its memory is at its highest).
+        var details: StepDetails?
 
         /// The row of the step `id`.
         public init(
@@ -59,11 +42,46 @@ public struct RunSummary: Sendable {
             self.path = path
             self.status = status
             self.duration = duration
-            details = Details.of(reason: reason, value: value, name: name)
+            details = StepDetails.of(reason: reason, value: value, name: name)
+        }
+
+        /// The row of the step `id`, its reason, value and name those of `details`.
+        init(
+            id: String, path: [String], status: StepStatus, duration: TimeInterval?,
+            details: StepDetails?
+        ) {
+            self.id = id
+            self.path = path
+            self.status = status
+            self.duration = duration
+            self.details = details
         }
 
         /// Its name, else its id: what reports show.
         public var shown: String { name ?? id }
+    }
+
+    /// What few steps of a large run have, for their summary rows and their standing in the
+    /// run: in a box of its own, replaced (never changed) when one changes, shared by a row and
+    /// the standing it was made from.
+    final class StepDetails: Sendable {
+        /// Why it failed or was skipped, or its note when cached.
+        let reason: String?
+        let value: ValuePreview?
+        /// What people call it, when not its id.
+        let name: String?
+
+        private init(reason: String?, value: ValuePreview?, name: String?) {
+            self.reason = reason
+            self.value = value
+            self.name = name
+        }
+
+        /// A box of these, `nil` if all three are.
+        static func of(reason: String?, value: ValuePreview?, name: String?) -> StepDetails? {
+            reason == nil && value == nil && name == nil
+                ? nil : StepDetails(reason: reason, value: value, name: name)
+        }
     }
 
     /// A step's output value as the reports show it: text as it is, JSON as compact JSON text,

@@ -9,25 +9,13 @@ final class StepRecords: Sendable {
     /// run lack, out of line (128 bytes a step inline).
     struct Record {
         var path: [String]
-        private var details: Details?
+        /// What few steps have, in a box of its own, replaced when one changes.
+        private(set) var details: RunSummary.StepDetails?
         var started: Date?
         /// When the current attempt started.
         var attemptStarted: Date?
         var duration: TimeInterval?
         var status = StepStatus.pending
-
-        /// What few steps have, in a box of its own, replaced when one changes.
-        private final class Details: Sendable {
-            let reason: String?
-            let value: RunSummary.ValuePreview?
-            let name: String?
-
-            init(reason: String?, value: RunSummary.ValuePreview?, name: String?) {
-                self.reason = reason
-                self.value = value
-                self.name = name
-            }
-        }
 
         init(path: [String], name: String? = nil) {
             self.path = path
@@ -52,9 +40,7 @@ final class StepRecords: Sendable {
         private mutating func setDetails(
             reason: String?, value: RunSummary.ValuePreview?, name: String?
         ) {
-            details =
-                reason == nil && value == nil && name == nil
-                ? nil : Details(reason: reason, value: value, name: name)
+            details = RunSummary.StepDetails.of(reason: reason, value: value, name: name)
         }
     }
 
@@ -219,7 +205,7 @@ final class StepRecords: Sendable {
                 let record = state.records[id]!
                 return RunSummary.Row(
                     id: id, path: record.path, status: record.status, duration: record.duration,
-                    reason: record.reason, value: record.value, name: record.name)
+                    details: record.details)
             }
         }
     }
