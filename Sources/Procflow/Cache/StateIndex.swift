@@ -222,8 +222,12 @@ struct IndexRecords: Sendable {
         guard let place = slots.place(of: id) else { return nil }
         guard case .encoded = slots[place: place] else { return made(slots[place: place]) }
         let record = made(slots[place: place])
-        // One the file cannot give (never, once it was passed over whole) is no record.
-        slots[id] = record.map(Slot.record)
+        if let record {
+            slots[place: place] = .record(record)
+        } else {
+            // One the file cannot give (never, once it was passed over whole) is no record.
+            slots[id] = nil
+        }
         oneLessEncoded()
         return record
     }

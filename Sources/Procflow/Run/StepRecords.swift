@@ -25,22 +25,18 @@ final class StepRecords: Sendable {
         /// Why it failed or was skipped, or its note when cached.
         var reason: String? {
             get { details?.reason }
-            set { setDetails(reason: newValue, value: value, name: name) }
+            set { details = RunSummary.StepDetails.of(reason: newValue, value: value, name: name) }
         }
         var value: RunSummary.ValuePreview? {
             get { details?.value }
-            set { setDetails(reason: reason, value: newValue, name: name) }
+            set { details = RunSummary.StepDetails.of(reason: reason, value: newValue, name: name) }
         }
         /// What people call it, when not its id: a `forEach` instance named by its item.
         var name: String? {
             get { details?.name }
-            set { setDetails(reason: reason, value: value, name: newValue) }
-        }
-
-        private mutating func setDetails(
-            reason: String?, value: RunSummary.ValuePreview?, name: String?
-        ) {
-            details = RunSummary.StepDetails.of(reason: reason, value: value, name: name)
+            set {
+                details = RunSummary.StepDetails.of(reason: reason, value: value, name: newValue)
+            }
         }
     }
 
