@@ -66,3 +66,14 @@ int procflow_limit_malloc_arenas(int arenas) {
     return 0;
 #endif
 }
+
+int procflow_thread_run_when_idle(int idle) {
+#if defined(SCHED_IDLE)
+    struct sched_param parameters = {0};
+    return sched_setscheduler(0, idle ? SCHED_IDLE : SCHED_OTHER, &parameters);
+#else
+    (void)idle;
+    errno = ENOSYS;
+    return -1;
+#endif
+}

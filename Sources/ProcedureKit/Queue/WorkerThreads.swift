@@ -162,7 +162,7 @@ package final class WorkerThreads: Sendable {
     /// Runs `body` on a new detached thread. A POSIX thread rather than a Foundation `Thread`:
     /// the first Foundation thread of a process sets up `Thread.current` and the thread's
     /// name, which nothing here uses (1.5 % of a short run's time).
-    private static func startThread(_ body: @escaping @Sendable () -> Void) {
+    package static func startThread(_ body: @escaping @Sendable () -> Void) {
         let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)

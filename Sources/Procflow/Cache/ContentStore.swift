@@ -93,6 +93,85 @@ struct ContentStore: Sendable {
         return added
     }
 
+    /// The largest file whose content ``readKeepingContent(fileAt:upTo:)`` keeps for the store.
+    static let largestKept = 256 << 10
+
+    /// Reads the file at `path` as ``add(fileAt:store:)`` does without storing it, keeping its
+    /// content, to be stored later (``add(_:as:)``) as what was read and hashed whatever
+    /// happens to the file meanwhile; `nil` for a file of more than `limit` bytes, left unread.
+    ///
+    /// - Throws: a ``CacheProblem`` when the file cannot be read.
+    func readKeepingContent(fileAt path: String, upTo limit: Int = largestKept)
+        throws(CacheProblem)
+        -> (stored: Stored, content: [UInt8])?
+    {
+        let input = open(path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw problem("cannot read \(path)") }
+        defer { close(input) }
+        guard let before = FileSystem.status(descriptor: input) else {
+            throw problem("cannot read \(path)")
+        }
+        if before.isDirectory { throw CacheProblem(message: "\(path) is a directory") }
+        guard before.size <= limit else { return nil }
+        // A byte more than its size: a file grown since shows, and is not steady.
+        let room = Int(before.size) + 1
+        var failed = false
+        var content = [UInt8](unsafeUninitializedCapacity: room) { buffer, count in
+            while count < room {
+                let read = Glibc.read(input, buffer.baseAddress! + count, room - count)
+                if read < 0, errno == EINTR { continue }
+                if read <= 0 {
+                    failed = read < 0
+                    return
+                }
+                count += read
+            }
+        }
+        if failed { throw problem("cannot read \(path)") }
+        let whole = content.count < room
+        if !whole { content.removeLast() }
+        var hasher = SHA256()
+        content.withUnsafeBytes { hasher.update($0) }
+        let after = FileSystem.status(descriptor: input)
+        let steady = whole && (after.map(before.looksUnchanged) ?? false)
+        return (Stored(digest: hasher.finalize(), status: before, isSteady: steady), content)
+    }
+
+    /// Stores `content`, read earlier and hashed to `digest`, as the object `digest`; an
+    /// object there already is marked as used.
+    ///
+    /// - Returns: the bytes added to the store: 0 if the object was there.
+    /// - Throws: a ``CacheProblem`` when the object cannot be written.
+    func add(_ content: [UInt8], as digest: Digest) throws(CacheProblem) -> Int64 {
+        let destination = self.path(of: digest)
+        if FileSystem.exists(destination) {
+            touch(destination)
+            return 0
+        }
+        let temporary = try makeTemporary()
+        defer {
+            close(temporary.descriptor)
+            unlink(temporary.path)
+        }
+        let failure = content.withUnsafeBytes { bytes -> POSIXIO.Failure? in
+            do throws(POSIXIO.Failure) {
+                try POSIXIO.write(bytes, to: temporary.descriptor)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure {
+            throw CacheProblem(message: "cannot write \(temporary.path): \(failure.message)")
+        }
+        guard POSIXIO.makeDirectories(directory, mode: StateDirectory.directoryMode),
+            rename(temporary.path, destination) == 0
+        else {
+            throw problem("cannot store \(digest.hex) in \(directory)")
+        }
+        return Int64(content.count)
+    }
+
     /// Writes the object of `digest` to `path` (a temporary file renamed over it), with
     /// `permissions`.
     ///

@@ -51,6 +51,21 @@ struct LocalStore: ResultStore {
         return try contents.add(fileAt: path)
     }
 
+    /// Reads the file at `path`, keeping its content if small
+    /// (``ContentStore/readKeepingContent(fileAt:upTo:)``).
+    func readKeepingContent(fileAt path: String) throws(CacheProblem) -> (
+        stored: ContentStore.Stored, content: [UInt8]
+    )? {
+        try contents.readKeepingContent(fileAt: path)
+    }
+
+    /// Stores `content`, read earlier and hashed to `digest` (``ContentStore/add(_:as:)``);
+    /// returns the bytes added.
+    func add(_ content: [UInt8], as digest: Digest) throws(CacheProblem) -> Int64 {
+        try directory.prepare()
+        return try contents.add(content, as: digest)
+    }
+
     func restore(_ digest: Digest, to path: String, permissions: UInt32) throws(CacheProblem) {
         try contents.restore(digest, to: path, permissions: permissions)
     }

@@ -15,8 +15,10 @@ import ProcedureKit
 ///
 /// What a run records is what its command saw and made, or nothing: a file its depfile names
 /// that may have changed while it ran is recorded as unknown (the next run runs the step), and
-/// a generated file that changed after the command ended, or while it was being stored
-/// (another run writing it), keeps the run from being recorded.
+/// a generated file that changed after the command ended, or while it was being read
+/// (another run writing it), keeps the run from being recorded. A small generated file's
+/// content is kept as it was read, and written into the store beside the run
+/// (``BackgroundWrites``): whatever reads the store waits for those writes first.
 public final class StepCache: @unchecked Sendable {
     // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex; the rest is
     // constant.
@@ -62,6 +64,8 @@ public final class StepCache: @unchecked Sendable {
     public let directory: StateDirectory
     private let workflowFile: String
     private let store: LocalStore
+    /// The copies of generated files and the histories this run writes, done beside it.
+    private let writes = BackgroundWrites()
     /// The remote cache layered on the store, if the run has one.
     let remote: RemoteCache?
     /// The files this run reads and makes.
@@ -176,20 +180,20 @@ public final class StepCache: @unchecked Sendable {
                 refreshed.discovered = discovered
                 let differing = files.check(&refreshed.outputs)
                 if differing.isEmpty { return .upToDate(refreshed, isNew: refreshed != latest) }
-                if differing.allSatisfy({ store.contains($0.digest) }) {
+                if differing.allSatisfy({ writtenStore().contains($0.digest) }) {
                     return .restore(refreshed, differing)
                 }
                 outputProblem = StepExplanation.describe(differing, of: step)
             }
         }
         if indexFile.isSound {
-            for var record in store.records(for: current.key) {
+            for var record in writtenStore().records(for: current.key) {
                 if let latest, record.isSameRun(as: latest) { continue }
                 guard let discovered = files.unchanged(record.discovered) else { continue }
                 record.sources = current.sources
                 record.discovered = discovered
                 let differing = files.check(&record.outputs)
-                if differing.allSatisfy({ store.contains($0.digest) }) {
+                if differing.allSatisfy({ writtenStore().contains($0.digest) }) {
                     return differing.isEmpty
                         ? .upToDate(record, isNew: true) : .restore(record, differing)
                 }
@@ -245,11 +249,13 @@ public final class StepCache: @unchecked Sendable {
             record = chosen
         case .fetched(let chosen, let outputs):
             record = chosen
+            writes.wait()
             try remote?.fetch(outputs, into: store)
             let kept = try putBack(outputs, of: step, record: &record, fromElsewhere: true)
             note = "restored from the remote cache" + Self.keptNote(kept)
         case .restore(let chosen, let outputs):
             record = chosen
+            writes.wait()
             let kept = try putBack(outputs, of: step, record: &record, fromElsewhere: false)
             note =
                 "restored " + outputs.map { step.display($0.path) }.joined(separator: ", ")
@@ -373,8 +379,8 @@ public final class StepCache: @unchecked Sendable {
 
     /// Records a successful run of `step`, which started at `startedAt` (nanoseconds since
     /// 1970) with what `fingerprint` says, holding `lock`, and gave `value`: stores its
-    /// generated files and reads its depfile. Records nothing if another run ran the step
-    /// meanwhile.
+    /// generated files (small ones beside the run, as they were read) and reads its depfile.
+    /// Records nothing if another run ran the step meanwhile.
     ///
     /// - Throws: a ``CacheProblem`` when a generated file named without a wildcard is
     ///   missing, or the depfile is missing or malformed: the step fails.
@@ -391,14 +397,20 @@ public final class StepCache: @unchecked Sendable {
             return
         }
         var record = fingerprint
-        guard let outputs = try storeOutputs(of: step, endedAt: endedAt) else { return }
+        guard let (outputs, kept) = try storeOutputs(of: step, endedAt: endedAt) else { return }
         record.outputs = outputs
         record.discovered = try DepfileSources.read(
             of: step, declared: fingerprint, startedAt: startedAt, files: files)
         record.value = Array(JSONWriter.string(value).utf8)
         makeLatest(record, of: step.id)
         state.withLock { $0.mark(step.id, .confirmed) }
-        remote?.publish(record, of: step, from: store)
+        // Small outputs are stored, and the record published, beside the run: its
+        // dependents start now.
+        let published = record
+        writes.add { [self] in
+            for content in kept { store(content, of: step) }
+            remote?.publish(published, of: step, from: store)
+        }
     }
 
     /// Makes `record` the last run of the step `id`. The run it replaces, unless it is the
@@ -416,7 +428,9 @@ public final class StepCache: @unchecked Sendable {
             state.mark(id, .madeByRun)
             return before
         }
-        if let replaced, !replaced.isSameRun(as: record) { keepInHistory(replaced, of: id) }
+        if let replaced, !replaced.isSameRun(as: record) {
+            writes.add { [self] in keepInHistory(replaced, of: id) }
+        }
     }
 
     private func keepInHistory(_ record: StepRecord, of id: String) {
@@ -427,13 +441,30 @@ public final class StepCache: @unchecked Sendable {
         }
     }
 
+    /// The store, once the writes given so far are done: what reads it finds what the run
+    /// stored.
+    private func writtenStore() -> LocalStore {
+        writes.wait()
+        return store
+    }
+
+    /// A generated file's content read to be stored beside the run: what its step made,
+    /// whatever happens to the file meanwhile.
+    private struct KeptContent: Sendable {
+        var path: String
+        var digest: Digest
+        var content: [UInt8]
+    }
+
     /// Stores the files `step` generates, as its command, which ended at `endedAt`, left
-    /// them; `nil` if one changed after that or while it was read (another run writing it):
-    /// then the run must not be recorded.
+    /// them, or reads them and keeps their content (those small enough) to be stored beside
+    /// the run; `nil` if one changed after that or while it was read (another run writing
+    /// it): then the run must not be recorded.
     private func storeOutputs(of step: IncrementalStep, endedAt: Int64) throws(CacheProblem)
-        -> [StepRecord.Output]?
+        -> (outputs: [StepRecord.Output], kept: [KeptContent])?
     {
         var outputs: [StepRecord.Output] = []
+        var kept: [KeptContent] = []
         for (path, status) in step.generates.expand(in: step.directory, excluding: directory.path) {
             guard status != nil else {
                 throw CacheProblem(
@@ -442,7 +473,14 @@ public final class StepCache: @unchecked Sendable {
             let hashedAt = FileSystem.now()
             let stored: ContentStore.Stored
             do {
-                stored = try store.add(fileAt: path)
+                if let read = try store.readKeepingContent(fileAt: path) {
+                    stored = read.stored
+                    kept.append(
+                        KeptContent(path: path, digest: read.stored.digest, content: read.content))
+                } else {
+                    stored = try store.add(fileAt: path)
+                    state.withLock { $0.storedBytes += stored.added }
+                }
             } catch {
                 // The store cannot keep it: the run still counts, but cannot be put back.
                 note("\(step.id): \(step.display(path)) could not be stored: \(error.message)")
@@ -456,13 +494,23 @@ public final class StepCache: @unchecked Sendable {
                 return nil
             }
             let trusted = files.remember(path, stored, hashedAt: hashedAt)
-            state.withLock { $0.storedBytes += stored.added }
             outputs.append(
                 StepRecord.Output(
                     path: path, digest: stored.digest, permissions: stored.status.permissions,
                     status: trusted ? stored.status : nil))
         }
-        return outputs
+        return (outputs, kept)
+    }
+
+    /// Stores the content of a file `step` generated, kept when it was read.
+    private func store(_ kept: KeptContent, of step: IncrementalStep) {
+        do {
+            let added = try store.add(kept.content, as: kept.digest)
+            state.withLock { $0.storedBytes += added }
+        } catch {
+            // The store cannot keep it: the run still counts, but cannot be put back.
+            note("\(step.id): \(step.display(kept.path)) could not be stored: \(error.message)")
+        }
     }
 
     /// Keeps a problem with the state directory, for the run's warnings.
@@ -470,9 +518,11 @@ public final class StepCache: @unchecked Sendable {
         state.withLock { if !$0.problems.contains(problem) { $0.problems.append(problem) } }
     }
 
-    /// The problems writing the state directory met so far, each once; forgets them.
+    /// The problems writing the state directory met so far (the writes beside the run waited
+    /// for), each once; forgets them.
     public func takeProblems() -> [String] {
-        state.withLock { state in
+        writes.wait()
+        return state.withLock { state in
             defer { state.problems = [] }
             return state.problems
         }
@@ -557,10 +607,12 @@ public final class StepCache: @unchecked Sendable {
     }
 
     /// Writes what this run learnt into the index, merged with what other runs wrote since it
-    /// was read, holding the index's lock; does nothing if nothing was learnt.
+    /// was read, holding the index's lock, once the writes beside the run are done; does
+    /// nothing if nothing was learnt.
     ///
     /// - Returns: a warning if the state could not be written.
     public func save() -> String? {
+        writes.wait()
         let (learnt, steps, stored) = state.withLock {
             ($0.index, $0.marked(.changed), $0.storedBytes)
         }

@@ -1,0 +1,102 @@
+import CProcflow
+import Dispatch
+import ProcedureKit
+
+/// Writes to the state directory that a run need not wait for: the copy of a generated file
+/// in the store, a replaced record's history. A step's dependents start while its files are
+/// copied, rather than after (a linked program of 158 KB copied and the history of its 300
+/// inputs rewritten: about a millisecond between a link and the command after it).
+///
+/// The writes are done one at a time, in the order given, on a thread of their own that runs
+/// only when a CPU has nothing else to do (`SCHED_IDLE`), so that it never takes the place of
+/// the thread starting the next command; ``wait()`` returns once those given so far are
+/// done. Whatever reads the store waits first, so that it finds what was given to be written.
+/// The thread ends after a second without writes. At most ``mostPending`` writes wait: one
+/// more waits for them to be done.
+final class BackgroundWrites: Sendable {
+    private struct Queue {
+        /// The writes given and not yet taken: a taken one's place is emptied.
+        var writes: [(@Sendable () -> Void)?] = []
+        var next = 0
+        /// Whether the thread runs.
+        var hasThread = false
+        /// Whether the thread waits for a write, to be woken.
+        var waiting = false
+    }
+
+    /// How long the thread waits for a write before it ends.
+    static let idleTimeout = DispatchTimeInterval.seconds(1)
+    /// The most writes left to do before ``add(_:)`` waits for them: the thread runs only on
+    /// an idle CPU, and what the writes hold (contents of files) must not pile up while every
+    /// CPU is busy.
+    static let mostPending = 64
+
+    private let queue = Locked(Queue())
+    private let wake = DispatchSemaphore(value: 0)
+    private let pending = DispatchGroup()
+
+    /// Does `write` after those given before it, on the writes' thread.
+    func add(_ write: @escaping @Sendable () -> Void) {
+        pending.enter()
+        enum Then { case start, wake, nothing }
+        let (then, left) = queue.withLock { queue -> (Then, Int) in
+            queue.writes.append(write)
+            let left = queue.writes.count - queue.next
+            if !queue.hasThread {
+                queue.hasThread = true
+                return (.start, left)
+            }
+            guard queue.waiting else { return (.nothing, left) }
+            queue.waiting = false
+            return (.wake, left)
+        }
+        switch then {
+        case .start: WorkerThreads.startThread { [self] in run() }
+        case .wake: wake.signal()
+        case .nothing: break
+        }
+        if left >= Self.mostPending { wait() }
+    }
+
+    /// Waits until the writes given so far are done.
+    func wait() {
+        pending.wait()
+    }
+
+    /// What the thread does: the writes in order, then waits for more, until none comes.
+    private func run() {
+        procflow_thread_run_when_idle(1)
+        while true {
+            if let write = next() {
+                write()
+                pending.leave()
+                continue
+            }
+            guard wake.wait(timeout: .now() + Self.idleTimeout) == .timedOut else { continue }
+            let ends = queue.withLock { queue -> Bool in
+                // Still waiting: no write came. Otherwise one did, and its wake-up is coming.
+                guard queue.waiting else { return false }
+                queue.waiting = false
+                queue.hasThread = false
+                return true
+            }
+            if ends { return }
+            wake.wait()
+        }
+    }
+
+    /// The next write, taken from the queue; `nil` if there is none, and then the thread is
+    /// waiting.
+    private func next() -> (@Sendable () -> Void)? {
+        queue.withLock { queue in
+            guard queue.next < queue.writes.count else {
+                queue.writes = []
+                queue.next = 0
+                queue.waiting = true
+                return nil
+            }
+            defer { queue.next += 1 }
+            return queue.writes[queue.next].take()
+        }
+    }
+}
