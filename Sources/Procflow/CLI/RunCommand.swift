@@ -543,31 +543,53 @@ struct RunCommand: ParsableCommand {
         let main = reporter(
             console: console, graph: graph(), concurrency: session.concurrency(for: workflow),
             history: KnownStepDurations(durations: durations?.load() ?? [:]))
+        // The durations are kept while the cache saves its index: another file, written on
+        // another thread.
+        let keeping = DispatchGroup()
+        let durationsProblem = Locked<String?>(nil)
         let (runner, summary) = session.execute(
             workflow, cache: cache, settledBy: snapshot,
             reporters: [main] + (files.isNeeded ? [files] : []),
-            started: started, warn: warn(console),
+            started: started,
+            ended: { summary in
+                guard let durations else { return }
+                keeping.enter()
+                WorkerThreads.shared.run {
+                    defer { keeping.leave() }
+                    do throws(CacheProblem) {
+                        try Self.keep(durations, of: summary, outside: workflow.stepsLeftOut)
+                    } catch {
+                        durationsProblem.withLock { $0 = error.message }
+                    }
+                }
+            },
+            warn: warn(console),
             note: { console.writeError("procflow: \($0)\n") })
         for failure in files.failures { console.writeError("error: \(failure)\n") }
-        if let durations {
-            // Room made once: the tables of a large run are made at its end, where its memory
-            // is highest.
-            var ran: [String: Double] = [:]
-            ran.reserveCapacity(summary.rows.count)
-            for row in summary.rows where row.status == .succeeded {
-                if let duration = row.duration { ran[row.id] = duration }
-            }
-            do {
-                if !ran.isEmpty {
-                    var ids = Set<String>(minimumCapacity: summary.rows.count)
-                    for row in summary.rows { ids.insert(row.id) }
-                    try durations.record(ran, ran: ids, outside: workflow.stepsLeftOut)
-                }
-            } catch {
-                warn(console)("the steps' durations were not kept: \(error.message)")
-            }
+        keeping.wait()
+        if let problem = durationsProblem.withLock({ $0 }) {
+            warn(console)("the steps' durations were not kept: \(problem)")
         }
         return (runner, summary, !files.failures.isEmpty)
+    }
+
+    /// Keeps in `durations` how long the steps of `summary` that succeeded took.
+    ///
+    /// - Throws: a ``CacheProblem`` if the file cannot be written.
+    private static func keep(
+        _ durations: StepDurationsFile, of summary: RunSummary, outside: Set<String>
+    ) throws(CacheProblem) {
+        // Room made once: the tables of a large run are made at its end, where its memory is
+        // highest.
+        var ran: [String: Double] = [:]
+        ran.reserveCapacity(summary.rows.count)
+        for row in summary.rows where row.status == .succeeded {
+            if let duration = row.duration { ran[row.id] = duration }
+        }
+        guard !ran.isEmpty else { return }
+        var ids = Set<String>(minimumCapacity: summary.rows.count)
+        for row in summary.rows { ids.insert(row.id) }
+        try durations.record(ran, ran: ids, outside: outside)
     }
 
     /// Where the durations of `workflow`'s steps are kept between runs, for the live panel's

@@ -91,13 +91,14 @@ struct RunSession: Sendable {
     /// Runs `workflow` with `cache` (or with its incremental steps settled by `snapshot`:
     /// ``UpToDateSnapshot/settledSteps``; some of them, the cache deciding the others, if it
     /// does not settle every one), reporting to `reporters` and calling `started` with the runner first; then
-    /// saves what the cache learnt, handing `warn` what could not be written, and waits for
-    /// the uploads to a remote cache (not after an interrupt), handing `note` what the remote
-    /// did.
+    /// calls `ended` with the summary, saves what the cache learnt, handing `warn` what could
+    /// not be written, and waits for the uploads to a remote cache (not after an interrupt),
+    /// handing `note` what the remote did.
     func execute(
         _ workflow: Workflow, cache: StepCache?, settledBy snapshot: UpToDateSnapshot? = nil,
         reporters: [any Reporter],
-        started: (WorkflowRunner) -> Void, warn: (String) -> Void, note: (String) -> Void
+        started: (WorkflowRunner) -> Void, ended: (RunSummary) -> Void = { _ in },
+        warn: (String) -> Void, note: (String) -> Void
     ) -> (runner: WorkflowRunner, summary: RunSummary) {
         var options = WorkflowRunner.Options(
             maxConcurrent: concurrency(for: workflow), environment: settings.environment,
@@ -138,6 +139,7 @@ struct RunSession: Sendable {
         let runner = WorkflowRunner(workflow: workflow, options: options, reporters: reporters)
         started(runner)
         let summary = runner.run()
+        ended(summary)
         runner.executorNotes.forEach(note)
         for warning in (cache?.takeProblems() ?? []) + [cache?.save()].compactMap({ $0 }) {
             warn(warning)
