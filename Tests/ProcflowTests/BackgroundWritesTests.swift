@@ -51,6 +51,14 @@ struct BackgroundWritesTests {
         #expect(!finished.withLock { $0 })
     }
 
+    @Test func writesHoldingTooMuchAreWaitedFor() {
+        let writes = BackgroundWrites()
+        let finished = Locked(false)
+        writes.add(holding: BackgroundWrites.mostHeld + 1) { finished.withLock { $0 = true } }
+        // Not left to the idle thread: done by the time `add` returns.
+        #expect(finished.withLock { $0 })
+    }
+
     @Test func aSmallFileIsStoredLaterAsItWasRead() throws {
         let fixture = try WorkflowFixture(#"{"procedures": []}"#)
         defer { fixture.remove() }

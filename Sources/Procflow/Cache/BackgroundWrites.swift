@@ -11,13 +11,15 @@ import ProcedureKit
 /// only when a CPU has nothing else to do (`SCHED_IDLE`), so that it never takes the place of
 /// the thread starting the next command; ``wait()`` returns once those given so far are
 /// done. Whatever reads the store waits first, so that it finds what was given to be written.
-/// The thread ends after a second without writes. At most ``mostPending`` writes wait: one
-/// more waits for them to be done.
+/// The thread ends after a second without writes. At most ``mostPending`` writes, holding at
+/// most ``mostHeld`` bytes, wait: one more waits for them to be done.
 final class BackgroundWrites: Sendable {
     private struct Queue {
         /// The writes given and not yet taken: a taken one's place is emptied.
         var writes: [(@Sendable () -> Void)?] = []
         var next = 0
+        /// The bytes the writes not yet done hold.
+        var held = 0
         /// Whether the thread runs.
         var hasThread = false
         /// Whether the thread waits for a write, to be woken.
@@ -26,36 +28,44 @@ final class BackgroundWrites: Sendable {
 
     /// How long the thread waits for a write before it ends.
     static let idleTimeout = DispatchTimeInterval.seconds(1)
-    /// The most writes left to do before ``add(_:)`` waits for them: the thread runs only on
-    /// an idle CPU, and what the writes hold (contents of files) must not pile up while every
-    /// CPU is busy.
+    /// The most writes left to do, and the most bytes they hold, before ``add(holding:_:)``
+    /// waits for them: the thread runs only on an idle CPU, and what the writes hold (contents
+    /// of files) must not pile up while every CPU is busy.
     static let mostPending = 64
+    static let mostHeld = 8 << 20
 
     private let queue = Locked(Queue())
     private let wake = DispatchSemaphore(value: 0)
     private let pending = DispatchGroup()
 
-    /// Does `write` after those given before it, on the writes' thread.
-    func add(_ write: @escaping @Sendable () -> Void) {
+    /// Does `write`, which holds `bytes` (the content it writes), after those given before
+    /// it, on the writes' thread.
+    func add(holding bytes: Int = 0, _ write: @escaping @Sendable () -> Void) {
         pending.enter()
         enum Then { case start, wake, nothing }
-        let (then, left) = queue.withLock { queue -> (Then, Int) in
-            queue.writes.append(write)
-            let left = queue.writes.count - queue.next
+        let release = bytes
+        let (then, full) = queue.withLock { queue -> (Then, Bool) in
+            queue.writes.append {
+                write()
+                self.queue.withLock { $0.held -= release }
+            }
+            queue.held += bytes
+            let full =
+                queue.writes.count - queue.next >= Self.mostPending || queue.held > Self.mostHeld
             if !queue.hasThread {
                 queue.hasThread = true
-                return (.start, left)
+                return (.start, full)
             }
-            guard queue.waiting else { return (.nothing, left) }
+            guard queue.waiting else { return (.nothing, full) }
             queue.waiting = false
-            return (.wake, left)
+            return (.wake, full)
         }
         switch then {
         case .start: WorkerThreads.startThread { [self] in run() }
         case .wake: wake.signal()
         case .nothing: break
         }
-        if left >= Self.mostPending { wait() }
+        if full { wait() }
     }
 
     /// Waits until the writes given so far are done.

@@ -53,10 +53,10 @@ struct LocalStore: ResultStore {
 
     /// Reads the file at `path`, keeping its content if small
     /// (``ContentStore/readKeepingContent(fileAt:upTo:)``).
-    func readKeepingContent(fileAt path: String) throws(CacheProblem) -> (
+    func readKeepingContent(fileAt path: String, upTo limit: Int) throws(CacheProblem) -> (
         stored: ContentStore.Stored, content: [UInt8]
     )? {
-        try contents.readKeepingContent(fileAt: path)
+        try contents.readKeepingContent(fileAt: path, upTo: limit)
     }
 
     /// Stores `content`, read earlier and hashed to `digest` (``ContentStore/add(_:as:)``);

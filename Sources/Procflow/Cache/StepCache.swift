@@ -407,7 +407,7 @@ public final class StepCache: @unchecked Sendable {
         // Small outputs are stored, and the record published, beside the run: its
         // dependents start now.
         let published = record
-        writes.add { [self] in
+        writes.add(holding: kept.reduce(0) { $0 + $1.content.count }) { [self] in
             for content in kept { store(content, of: step) }
             remote?.publish(published, of: step, from: store)
         }
@@ -465,6 +465,8 @@ public final class StepCache: @unchecked Sendable {
     {
         var outputs: [StepRecord.Output] = []
         var kept: [KeptContent] = []
+        // What one step's files may hold in memory: a step of many files stores the rest now.
+        var room = BackgroundWrites.mostHeld / 8
         for (path, status) in step.generates.expand(in: step.directory, excluding: directory.path) {
             guard status != nil else {
                 throw CacheProblem(
@@ -473,7 +475,10 @@ public final class StepCache: @unchecked Sendable {
             let hashedAt = FileSystem.now()
             let stored: ContentStore.Stored
             do {
-                if let read = try store.readKeepingContent(fileAt: path) {
+                if let read = try store.readKeepingContent(
+                    fileAt: path, upTo: min(ContentStore.largestKept, room))
+                {
+                    room -= read.content.count
                     stored = read.stored
                     kept.append(
                         KeptContent(path: path, digest: read.stored.digest, content: read.content))
