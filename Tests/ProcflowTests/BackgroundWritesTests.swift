@@ -97,7 +97,9 @@ struct BackgroundWritesTests {
     private static func recordedStep(_ fixture: WorkflowFixture) throws -> (
         StepCache, IncrementalStep
     ) {
-        try fixture.write("out.txt", "made\n")
+        // A file of tens of KiB, as a linked program: stored beside the run.
+        try fixture.write(
+            "out.txt", String(repeating: "made\n", count: ContentStore.keptSizes.lowerBound / 4))
         let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/flow.json")
         let step = try #require(
             IncrementalStep.all(in: workflow, directory: fixture.directory.path)["make"])

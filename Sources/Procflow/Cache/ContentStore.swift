@@ -93,15 +93,17 @@ struct ContentStore: Sendable {
         return added
     }
 
-    /// The largest file whose content ``readKeepingContent(fileAt:upTo:)`` keeps for the store.
-    static let largestKept = 256 << 10
+    /// The sizes of the files whose content a run keeps to store beside it
+    /// (``readKeepingContent(fileAt:upTo:)``): a smaller one is stored at once, for less than
+    /// handing it over costs; a larger one is not held in memory.
+    static let keptSizes = (32 << 10)...(256 << 10)
 
     /// Reads the file at `path` as ``add(fileAt:store:)`` does without storing it, keeping its
     /// content, to be stored later (``add(_:as:)``) as what was read and hashed whatever
     /// happens to the file meanwhile; `nil` for a file of more than `limit` bytes, left unread.
     ///
     /// - Throws: a ``CacheProblem`` when the file cannot be read.
-    func readKeepingContent(fileAt path: String, upTo limit: Int = largestKept)
+    func readKeepingContent(fileAt path: String, upTo limit: Int = keptSizes.upperBound)
         throws(CacheProblem)
         -> (stored: Stored, content: [UInt8])?
     {

@@ -16,9 +16,11 @@ import ProcedureKit
 /// What a run records is what its command saw and made, or nothing: a file its depfile names
 /// that may have changed while it ran is recorded as unknown (the next run runs the step), and
 /// a generated file that changed after the command ended, or while it was being read
-/// (another run writing it), keeps the run from being recorded. A small generated file's
-/// content is kept as it was read, and written into the store beside the run
-/// (``BackgroundWrites``): whatever reads the store waits for those writes first.
+/// (another run writing it), keeps the run from being recorded. The content of a generated
+/// file of tens or hundreds of KiB (``ContentStore/keptSizes``: a linked program) is kept
+/// as it was read, and written into the store beside the run
+/// (``BackgroundWrites``): what puts files back, or reads a history, waits for those writes
+/// first.
 public final class StepCache: @unchecked Sendable {
     // @unchecked Sendable: mutable state lives in `state`, a `Locked` mutex; the rest is
     // constant.
@@ -35,6 +37,10 @@ public final class StepCache: @unchecked Sendable {
         var replaced: [String: StepRecord] = [:]
         /// What went wrong writing the state directory during the run.
         var problems: [String] = []
+        /// The contents given to the writes beside the run and not yet stored, by digest (how
+        /// many times each), and how many histories are to be written.
+        var objectsToWrite: [Digest: Int] = [:]
+        var historiesToWrite = 0
 
         /// Marks the step `id` with `mark`.
         mutating func mark(_ id: String, _ mark: Mark) {
@@ -180,20 +186,20 @@ public final class StepCache: @unchecked Sendable {
                 refreshed.discovered = discovered
                 let differing = files.check(&refreshed.outputs)
                 if differing.isEmpty { return .upToDate(refreshed, isNew: refreshed != latest) }
-                if differing.allSatisfy({ writtenStore().contains($0.digest) }) {
+                if differing.allSatisfy({ storeHas($0.digest) }) {
                     return .restore(refreshed, differing)
                 }
                 outputProblem = StepExplanation.describe(differing, of: step)
             }
         }
         if indexFile.isSound {
-            for var record in writtenStore().records(for: current.key) {
+            for var record in records(for: current.key) {
                 if let latest, record.isSameRun(as: latest) { continue }
                 guard let discovered = files.unchanged(record.discovered) else { continue }
                 record.sources = current.sources
                 record.discovered = discovered
                 let differing = files.check(&record.outputs)
-                if differing.allSatisfy({ writtenStore().contains($0.digest) }) {
+                if differing.allSatisfy({ storeHas($0.digest) }) {
                     return differing.isEmpty
                         ? .upToDate(record, isNew: true) : .restore(record, differing)
                 }
@@ -379,7 +385,8 @@ public final class StepCache: @unchecked Sendable {
 
     /// Records a successful run of `step`, which started at `startedAt` (nanoseconds since
     /// 1970) with what `fingerprint` says, holding `lock`, and gave `value`: stores its
-    /// generated files (small ones beside the run, as they were read) and reads its depfile.
+    /// generated files (those of ``ContentStore/keptSizes`` beside the run, as they were read)
+    /// and reads its depfile.
     /// Records nothing if another run ran the step meanwhile.
     ///
     /// - Throws: a ``CacheProblem`` when a generated file named without a wildcard is
@@ -404,9 +411,16 @@ public final class StepCache: @unchecked Sendable {
         record.value = Array(JSONWriter.string(value).utf8)
         makeLatest(record, of: step.id)
         state.withLock { $0.mark(step.id, .confirmed) }
-        // Small outputs are stored, and the record published, beside the run: its
-        // dependents start now.
+        // Outputs of tens of KiB are stored, and the record then published, beside the run:
+        // its dependents start now. A run without them hands nothing over.
+        guard !kept.isEmpty else {
+            remote?.publish(record, of: step, from: store)
+            return
+        }
         let published = record
+        state.withLock { state in
+            for content in kept { state.objectsToWrite[content.digest, default: 0] += 1 }
+        }
         writes.add(holding: kept.reduce(0) { $0 + $1.content.count }) { [self] in
             for content in kept { store(content, of: step) }
             remote?.publish(published, of: step, from: store)
@@ -429,7 +443,11 @@ public final class StepCache: @unchecked Sendable {
             return before
         }
         if let replaced, !replaced.isSameRun(as: record) {
-            writes.add { [self] in keepInHistory(replaced, of: id) }
+            state.withLock { $0.historiesToWrite += 1 }
+            writes.add { [self] in
+                keepInHistory(replaced, of: id)
+                state.withLock { $0.historiesToWrite -= 1 }
+            }
         }
     }
 
@@ -441,11 +459,17 @@ public final class StepCache: @unchecked Sendable {
         }
     }
 
-    /// The store, once the writes given so far are done: what reads it finds what the run
-    /// stored.
-    private func writtenStore() -> LocalStore {
-        writes.wait()
-        return store
+    /// Whether the store has the content `digest`, or will once the writes beside the run
+    /// are done (whatever puts it back waits for them first).
+    private func storeHas(_ digest: Digest) -> Bool {
+        state.withLock { $0.objectsToWrite[digest] != nil } || store.contains(digest)
+    }
+
+    /// The runs the store keeps for inputs `key`, once the histories given to the writes
+    /// beside the run are written, if any is to be.
+    private func records(for key: Digest) -> [StepRecord] {
+        if state.withLock({ $0.historiesToWrite > 0 }) { writes.wait() }
+        return store.records(for: key)
     }
 
     /// A generated file's content read to be stored beside the run: what its step made,
@@ -457,8 +481,8 @@ public final class StepCache: @unchecked Sendable {
     }
 
     /// Stores the files `step` generates, as its command, which ended at `endedAt`, left
-    /// them, or reads them and keeps their content (those small enough) to be stored beside
-    /// the run; `nil` if one changed after that or while it was read (another run writing
+    /// them, or reads them and keeps their content (those of ``ContentStore/keptSizes``) to be
+    /// stored beside the run; `nil` if one changed after that or while it was read (another run writing
     /// it): then the run must not be recorded.
     private func storeOutputs(of step: IncrementalStep, endedAt: Int64) throws(CacheProblem)
         -> (outputs: [StepRecord.Output], kept: [KeptContent])?
@@ -468,15 +492,16 @@ public final class StepCache: @unchecked Sendable {
         // What one step's files may hold in memory: a step of many files stores the rest now.
         var room = BackgroundWrites.mostHeld / 8
         for (path, status) in step.generates.expand(in: step.directory, excluding: directory.path) {
-            guard status != nil else {
+            guard let status else {
                 throw CacheProblem(
                     message: "it did not make \(step.display(path)), which it generates")
             }
             let hashedAt = FileSystem.now()
             let stored: ContentStore.Stored
             do {
-                if let read = try store.readKeepingContent(
-                    fileAt: path, upTo: min(ContentStore.largestKept, room))
+                if ContentStore.keptSizes.contains(Int(status.size)),
+                    let read = try store.readKeepingContent(
+                        fileAt: path, upTo: min(ContentStore.keptSizes.upperBound, room))
                 {
                     room -= read.content.count
                     stored = read.stored
@@ -509,6 +534,15 @@ public final class StepCache: @unchecked Sendable {
 
     /// Stores the content of a file `step` generated, kept when it was read.
     private func store(_ kept: KeptContent, of step: IncrementalStep) {
+        defer {
+            state.withLock { state in
+                if let count = state.objectsToWrite[kept.digest], count > 1 {
+                    state.objectsToWrite[kept.digest] = count - 1
+                } else {
+                    state.objectsToWrite[kept.digest] = nil
+                }
+            }
+        }
         do {
             let added = try store.add(kept.content, as: kept.digest)
             state.withLock { $0.storedBytes += added }
