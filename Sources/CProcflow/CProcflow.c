@@ -10,6 +10,7 @@
 #include <spawn.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -67,13 +68,6 @@ int procflow_limit_malloc_arenas(int arenas) {
 #endif
 }
 
-int procflow_thread_run_when_idle(int idle) {
-#if defined(SCHED_IDLE)
-    struct sched_param parameters = {0};
-    return sched_setscheduler(0, idle ? SCHED_IDLE : SCHED_OTHER, &parameters);
-#else
-    (void)idle;
-    errno = ENOSYS;
-    return -1;
-#endif
+int procflow_thread_lowest_priority(void) {
+    return setpriority(PRIO_PROCESS, 0, 19);
 }

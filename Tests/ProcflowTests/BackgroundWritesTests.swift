@@ -15,22 +15,30 @@ private func currentThread() -> UInt { UInt(bitPattern: Int(bitPattern: pthread_
 /// dependents start: what reads the store, or saves the index, waits for the copies first.
 @Suite("Writes beside the run")
 struct BackgroundWritesTests {
-    @Test func writesAreDoneInOrderOnAnIdleThreadAndWaitedFor() {
+    @Test func writesAreDoneInOrderOnALowPriorityThreadAndWaitedFor() {
         let writes = BackgroundWrites()
         let done = Locked([Int]())
-        let seen = Locked((thread: UInt(0), policy: Int32(-1)))
+        let seen = Locked((thread: UInt(0), nice: Int32(0)))
         for index in 0..<200 {
             writes.add {
-                if index == 0 { seen.withLock { $0 = (currentThread(), sched_getscheduler(0)) } }
+                if index == 0 {
+                    seen.withLock {
+                        $0 = (
+                            currentThread(),
+                            getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+                        )
+                    }
+                }
                 done.withLock { $0.append(index) }
             }
         }
         writes.wait()
         #expect(done.withLock { $0 } == Array(0..<200))
-        let (thread, policy) = seen.withLock { $0 }
+        let (thread, nice) = seen.withLock { $0 }
         #expect(thread != currentThread())
-        // SCHED_IDLE: never in the way of the thread starting the next command.
-        #expect(policy == 5)
+        // The lowest priority, that thread's alone: not in the way of the next command.
+        #expect(nice == 19)
+        #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == 0)
     }
 
     @Test func addingAWriteDoesNotWaitForIt() {

@@ -40,9 +40,9 @@ int procflow_affinity_cpu_count(void);
 /// Swift's Glibc module does not expose); 1 on success, 0 where it cannot (another C library).
 int procflow_limit_malloc_arenas(int arenas);
 
-/// Runs the calling thread from now on only when a CPU has nothing else to run (`idle`
-/// nonzero: SCHED_IDLE, which Swift's Glibc module does not expose), or as threads normally
-/// run (0: SCHED_OTHER); 0 on success, -1 with errno set on failure.
-int procflow_thread_run_when_idle(int idle);
+/// Gives the calling thread the lowest priority, nice 19, as Linux's setpriority(PRIO_PROCESS,
+/// 0, …) does for the calling thread only (POSIX would have the whole process); 0 on success,
+/// -1 with errno set on failure.
+int procflow_thread_lowest_priority(void);
 
 #endif

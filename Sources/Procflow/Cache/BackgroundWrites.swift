@@ -2,16 +2,17 @@ import CProcflow
 import Dispatch
 import ProcedureKit
 
-/// Writes to the state directory that a run need not wait for: the copy of a generated file
-/// in the store, a replaced record's history. A step's dependents start while its files are
-/// copied, rather than after (a linked program of 158 KB copied and the history of its 300
-/// inputs rewritten: about a millisecond between a link and the command after it).
+/// Writes to the state directory that a run need not wait for: the content of a generated
+/// file in the store, a replaced record's history. A step's dependents start while they are
+/// written, rather than after (a linked program of 158 KB stored and the history of its 300
+/// inputs rewritten: about half a millisecond between a link and the command after it).
 ///
-/// The writes are done one at a time, in the order given, on a thread of their own that runs
-/// only when a CPU has nothing else to do (`SCHED_IDLE`), so that it never takes the place of
-/// the thread starting the next command; ``wait()`` returns once those given so far are
-/// done. Whatever reads the store waits first, so that it finds what was given to be written.
-/// The thread ends after a second without writes. At most ``mostPending`` writes, holding at
+/// The writes are done one at a time, in the order given, on a thread of their own at the
+/// lowest priority (nice 19), so that it does not take the place of the thread starting the
+/// next command; ``wait()`` returns once those given so far are done. Not `SCHED_IDLE`, which
+/// would run it only on an idle CPU: preempted while it holds a lock the run's threads take
+/// (the cache's), it would hold them up until a CPU idles. What reads the store waits for the writes that concern it (``StepCache``), so that
+/// it finds what was given to be written. The thread ends after a second without writes. At most ``mostPending`` writes, holding at
 /// most ``mostHeld`` bytes, wait: one more waits for them to be done.
 final class BackgroundWrites: Sendable {
     private struct Queue {
@@ -29,8 +30,8 @@ final class BackgroundWrites: Sendable {
     /// How long the thread waits for a write before it ends.
     static let idleTimeout = DispatchTimeInterval.seconds(1)
     /// The most writes left to do, and the most bytes they hold, before ``add(holding:_:)``
-    /// waits for them: the thread runs only on an idle CPU, and what the writes hold (contents
-    /// of files) must not pile up while every CPU is busy.
+    /// waits for them: the thread runs at the lowest priority, and what the writes hold
+    /// (contents of files) must not pile up while every CPU is busy.
     static let mostPending = 64
     static let mostHeld = 8 << 20
 
@@ -75,7 +76,7 @@ final class BackgroundWrites: Sendable {
 
     /// What the thread does: the writes in order, then waits for more, until none comes.
     private func run() {
-        procflow_thread_run_when_idle(1)
+        procflow_thread_lowest_priority()
         while true {
             if let write = next() {
                 write()
@@ -105,7 +106,14 @@ final class BackgroundWrites: Sendable {
                 queue.waiting = true
                 return nil
             }
-            defer { queue.next += 1 }
+            defer {
+                queue.next += 1
+                // Places taken go, so that writes that keep coming never fill an array.
+                if queue.next >= Self.mostPending {
+                    queue.writes.removeFirst(queue.next)
+                    queue.next = 0
+                }
+            }
             return queue.writes[queue.next].take()
         }
     }

@@ -56,13 +56,8 @@ struct ContentStore: Sendable {
     ///
     /// - Throws: a ``CacheProblem`` when the file cannot be read or the object not written.
     func add(fileAt path: String, store: Bool = true) throws(CacheProblem) -> Stored {
-        let input = open(path, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw problem("cannot read \(path)") }
+        let (input, before) = try openToRead(path)
         defer { close(input) }
-        guard let before = FileSystem.status(descriptor: input) else {
-            throw problem("cannot read \(path)")
-        }
-        if before.isDirectory { throw CacheProblem(message: "\(path) is a directory") }
         var temporary: (path: String, descriptor: Int32)?
         if store { temporary = try makeTemporary() }
         defer {
@@ -107,13 +102,8 @@ struct ContentStore: Sendable {
         throws(CacheProblem)
         -> (stored: Stored, content: [UInt8])?
     {
-        let input = open(path, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw problem("cannot read \(path)") }
+        let (input, before) = try openToRead(path)
         defer { close(input) }
-        guard let before = FileSystem.status(descriptor: input) else {
-            throw problem("cannot read \(path)")
-        }
-        if before.isDirectory { throw CacheProblem(message: "\(path) is a directory") }
         guard before.size <= limit else { return nil }
         // A byte more than its size: a file grown since shows, and is not steady.
         let room = Int(before.size) + 1
@@ -172,6 +162,22 @@ struct ContentStore: Sendable {
             throw problem("cannot store \(digest.hex) in \(directory)")
         }
         return Int64(content.count)
+    }
+
+    /// Opens the file at `path` to read it, and its status then: not a directory.
+    private func openToRead(_ path: String) throws(CacheProblem) -> (Int32, FileStatus) {
+        let input = open(path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw problem("cannot read \(path)") }
+        guard let status = FileSystem.status(descriptor: input) else {
+            let failure = problem("cannot read \(path)")
+            close(input)
+            throw failure
+        }
+        guard !status.isDirectory else {
+            close(input)
+            throw CacheProblem(message: "\(path) is a directory")
+        }
+        return (input, status)
     }
 
     /// Writes the object of `digest` to `path` (a temporary file renamed over it), with
