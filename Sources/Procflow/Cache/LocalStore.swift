@@ -51,7 +51,7 @@ struct LocalStore: ResultStore {
         return try contents.add(fileAt: path)
     }
 
-    /// Reads the file at `path`, keeping its content if small
+    /// Reads the file at `path` and keeps its content, unless it has more than `limit` bytes
     /// (``ContentStore/readKeepingContent(fileAt:upTo:)``).
     func readKeepingContent(fileAt path: String, upTo limit: Int) throws(CacheProblem) -> (
         stored: ContentStore.Stored, content: [UInt8]
