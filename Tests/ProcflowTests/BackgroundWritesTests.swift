@@ -108,12 +108,7 @@ struct BackgroundWritesTests {
         // A file of tens of KiB, as a linked program: stored beside the run.
         try fixture.write(
             "out.txt", String(repeating: "made\n", count: ContentStore.keptSizes.lowerBound / 4))
-        let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/flow.json")
-        let step = try #require(
-            IncrementalStep.all(in: workflow, directory: fixture.directory.path)["make"])
-        let cache = StepCache(
-            directory: StateDirectory(path: fixture.directory.path + "/.procflow"),
-            workflowFile: workflow.path, stepIDs: ["make"])
+        let (cache, step) = try fixture.cacheOfStep("make")
         let fingerprint = cache.fingerprint(step, inputs: [])
         try cache.record(
             step, fingerprint: fingerprint, value: .null,

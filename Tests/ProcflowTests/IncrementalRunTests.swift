@@ -21,6 +21,17 @@ extension WorkflowFixture {
         FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path)
     }
 
+    /// The incremental step `id` of the fixture's `flow.json`, and a cache of its state
+    /// directory that knows that one step: to decide and record it in this process.
+    func cacheOfStep(_ id: String) throws -> (StepCache, IncrementalStep) {
+        let workflow = try WorkflowLoader.load(path: directory.path + "/flow.json")
+        let step = try #require(IncrementalStep.all(in: workflow, directory: directory.path)[id])
+        let cache = StepCache(
+            directory: StateDirectory(path: directory.path + "/.procflow"),
+            workflowFile: workflow.path, stepIDs: [id])
+        return (cache, step)
+    }
+
     /// The path (from the fixture's directory) of the state file of the workflow file with
     /// extension `kind` (`state`, `lock`, `uptodate`) in the state directory `state`, if
     /// there is one.

@@ -79,12 +79,7 @@ struct RacyFileTests {
         defer { fixture.remove() }
         let file = fixture.directory.appendingPathComponent("big.bin")
         try Data(count: 8 << 20).write(to: file)
-        let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/flow.json")
-        let step = try #require(
-            IncrementalStep.all(in: workflow, directory: fixture.directory.path)["make"])
-        let cache = StepCache(
-            directory: StateDirectory(path: fixture.directory.path + "/.procflow"),
-            workflowFile: workflow.path, stepIDs: ["make"])
+        let (cache, step) = try fixture.cacheOfStep("make")
         let fingerprint = cache.fingerprint(step, inputs: [])
         let lock = cache.beginRun(of: step)
         // Another process's writes, from before the cache looks until after it has read.
