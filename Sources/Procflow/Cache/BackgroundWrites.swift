@@ -11,13 +11,17 @@ import ProcedureKit
 /// lowest priority (nice 19), so that it does not take the place of the thread starting the
 /// next command; ``wait()`` returns once those given so far are done. Not `SCHED_IDLE`, which
 /// would run it only on an idle CPU: preempted while it holds a lock the run's threads take
-/// (the cache's), it would hold them up until a CPU idles. What reads the store waits for the writes that concern it (``StepCache``), so that
-/// it finds what was given to be written. The thread ends after a second without writes. At most ``mostPending`` writes, holding at
-/// most ``mostHeld`` bytes, wait: one more waits for them to be done.
+/// (the cache's), it would hold them up until a CPU idles. What reads the store waits for the
+/// writes that concern it (``StepCache``), so that it finds what was given to be written. The
+/// thread ends after a second without writes. At most ``mostPending`` writes, holding at most
+/// ``mostHeld`` bytes, wait: one more waits for them to be done.
 final class BackgroundWrites: Sendable {
+    /// A write given, and the bytes it holds until it is done.
+    private typealias Write = (work: @Sendable () -> Void, bytes: Int)
+
     private struct Queue {
         /// The writes given and not yet taken: a taken one's place is emptied.
-        var writes: [(@Sendable () -> Void)?] = []
+        var writes: [Write?] = []
         var next = 0
         /// The bytes the writes not yet done hold.
         var held = 0
@@ -44,12 +48,8 @@ final class BackgroundWrites: Sendable {
     func add(holding bytes: Int = 0, _ write: @escaping @Sendable () -> Void) {
         pending.enter()
         enum Then { case start, wake, nothing }
-        let release = bytes
         let (then, full) = queue.withLock { queue -> (Then, Bool) in
-            queue.writes.append {
-                write()
-                self.queue.withLock { $0.held -= release }
-            }
+            queue.writes.append((write, bytes))
             queue.held += bytes
             let full =
                 queue.writes.count - queue.next >= Self.mostPending || queue.held > Self.mostHeld
@@ -79,7 +79,8 @@ final class BackgroundWrites: Sendable {
         procflow_thread_lowest_priority()
         while true {
             if let write = next() {
-                write()
+                write.work()
+                queue.withLock { $0.held -= write.bytes }
                 pending.leave()
                 continue
             }
@@ -98,7 +99,7 @@ final class BackgroundWrites: Sendable {
 
     /// The next write, taken from the queue; `nil` if there is none, and then the thread is
     /// waiting.
-    private func next() -> (@Sendable () -> Void)? {
+    private func next() -> Write? {
         queue.withLock { queue in
             guard queue.next < queue.writes.count else {
                 queue.writes = []

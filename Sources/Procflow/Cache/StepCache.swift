@@ -386,8 +386,7 @@ public final class StepCache: @unchecked Sendable {
     /// Records a successful run of `step`, which started at `startedAt` (nanoseconds since
     /// 1970) with what `fingerprint` says, holding `lock`, and gave `value`: stores its
     /// generated files (those of ``ContentStore/keptSizes`` beside the run, as they were read)
-    /// and reads its depfile.
-    /// Records nothing if another run ran the step meanwhile.
+    /// and reads its depfile. Records nothing if another run ran the step meanwhile.
     ///
     /// - Throws: a ``CacheProblem`` when a generated file named without a wildcard is
     ///   missing, or the depfile is missing or malformed: the step fails.
@@ -482,8 +481,8 @@ public final class StepCache: @unchecked Sendable {
 
     /// Stores the files `step` generates, as its command, which ended at `endedAt`, left
     /// them, or reads them and keeps their content (those of ``ContentStore/keptSizes``) to be
-    /// stored beside the run; `nil` if one changed after that or while it was read (another run writing
-    /// it): then the run must not be recorded.
+    /// stored beside the run; `nil` if one changed after that or while it was read (another
+    /// run writing it): then the run must not be recorded.
     private func storeOutputs(of step: IncrementalStep, endedAt: Int64) throws(CacheProblem)
         -> (outputs: [StepRecord.Output], kept: [KeptContent])?
     {
