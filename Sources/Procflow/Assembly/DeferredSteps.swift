@@ -95,86 +95,93 @@ final class DeferredSteps: @unchecked Sendable {
         /// and for any other step.
         var group: [Int32]
         var groups: [Group] = []
+        /// Whether each deferred step's procedure has been let go of: 0 if not, 1 if it had
+        /// not made its work (an incremental step found up to date as the run went), 2 if
+        /// it had.
+        var forgotten: [UInt8]
     }
 
-    /// A number for each step deferred or waited for by one, from 0.
-    private let numbers: [String: Int32]
-    /// The ids of those numbers.
-    private let ids: [String]
+    /// A number for each step deferred or waited for by one, from 0: its place in the table,
+    /// whose keys are the ids of those numbers. A dictionary held 17 MB at 100,000 steps, to
+    /// the run's end.
+    private let numbers: DenseTable<String, Void>
     /// For each step deferred steps wait for, those steps, in file order.
     private let dependents: NumberLists
     /// Each deferred step's prerequisites that are deferred too.
     private let heldPrerequisites: NumberLists
     private let state: Locked<State>
     private let build: @Sendable ([String]) -> Void
-    private let forget: @Sendable (String) -> Void
+    private let forget: @Sendable (String) -> Bool?
 
     /// - Parameters:
     ///   - selection: the steps deferred and what they wait for.
     ///   - build: builds and wires the steps named, once each: their procedures go to
     ///     ``add(_:for:)``.
-    ///   - forget: lets go of a deferred step's procedure, which nothing needs any more.
+    ///   - forget: lets go of a deferred step's procedure, which nothing needs any more;
+    ///     tells whether it had made its work, `nil` if there was none.
     init(
         _ selection: Selection, build: @escaping @Sendable ([String]) -> Void,
-        forget: @escaping @Sendable (String) -> Void
+        forget: @escaping @Sendable (String) -> Bool?
     ) {
-        var numbers: [String: Int32] = [:]
-        numbers.reserveCapacity(selection.prerequisites.count + selection.dependents.count)
-        var ids: [String] = []
-        ids.reserveCapacity(numbers.capacity)
-        func number(_ id: String) -> Int32 {
-            if let number = numbers[id] { return number }
-            let number = Int32(ids.count)
-            numbers[id] = number
-            ids.append(id)
-            return number
-        }
-        for (id, _) in selection.prerequisites { _ = number(id) }
-        for (id, _) in selection.dependents { _ = number(id) }
-        let count = ids.count
+        var numbers = DenseTable<String, Void>()
+        var count = selection.prerequisites.count
+        for id in selection.dependents.keys where selection.prerequisites[id] == nil { count += 1 }
+        numbers.reserveCapacity(count)
+        for id in selection.prerequisites.keys { numbers[id] = () }
+        for id in selection.dependents.keys { numbers[id] = () }
+        func number(_ id: String) -> Int32 { Int32(numbers.place(of: id)!) }
         var state = State(
             waiting: Array(repeating: 0, count: count), holders: Array(repeating: 0, count: count),
             reached: Array(repeating: false, count: count),
             ended: Array(repeating: false, count: count),
-            group: Array(repeating: -1, count: count))
+            group: Array(repeating: -1, count: count), forgotten: Array(repeating: 0, count: count))
         for (id, prerequisites) in selection.prerequisites {
-            let step = Int(numbers[id]!)
+            let step = Int(number(id))
             state.waiting[step] = Int32(prerequisites.count)
             state.holders[step] += 1
             for prerequisite in prerequisites where selection.prerequisites[prerequisite] != nil {
-                state.holders[Int(numbers[prerequisite]!)] += 1
+                state.holders[Int(number(prerequisite))] += 1
             }
         }
         dependents = NumberLists(count: count) { pair in
             for (id, dependents) in selection.dependents {
-                for dependent in dependents { pair(numbers[id]!, numbers[dependent]!) }
+                for dependent in dependents { pair(number(id), number(dependent)) }
             }
         }
         heldPrerequisites = NumberLists(count: count) { pair in
             for (id, prerequisites) in selection.prerequisites {
                 for prerequisite in prerequisites where selection.prerequisites[prerequisite] != nil
                 {
-                    pair(numbers[id]!, numbers[prerequisite]!)
+                    pair(number(id), number(prerequisite))
                 }
             }
         }
         self.numbers = numbers
-        self.ids = ids
         self.state = Locked(state)
         self.build = build
         self.forget = forget
     }
 
+    /// The number of the step `id`, if it is deferred or waited for by one.
+    private func number(of id: String) -> Int32? {
+        numbers.place(of: id).map(Int32.init)
+    }
+
+    /// The id of the step numbered `step`.
+    private func id(_ step: Int32) -> String {
+        numbers.keys[Int(step)]
+    }
+
     /// Whether the step `id` is built once its prerequisites have started.
     func defers(_ id: String) -> Bool {
-        guard let step = numbers[id] else { return false }
+        guard let step = number(of: id) else { return false }
         return state.withLock { $0.waiting[Int(step)] > 0 }
     }
 
     /// Whether the step `id` must tell when it starts and ends: it is deferred, or a deferred
     /// step waits for it.
     func follows(_ id: String) -> Bool {
-        guard let step = numbers[id] else { return false }
+        guard let step = number(of: id) else { return false }
         let waitedFor = !dependents[step].isEmpty
         return state.withLock {
             $0.holders[Int(step)] > 0 || (waitedFor && !$0.reached[Int(step)])
@@ -183,7 +190,7 @@ final class DeferredSteps: @unchecked Sendable {
 
     /// The hold of a group of `steps`, if some are deferred; ``attach(_:to:)`` names the group.
     func hold(for steps: [Step]) -> Hold? {
-        let numbered = steps.compactMap { numbers[$0.id] }
+        let numbered = steps.compactMap { number(of: $0.id) }
         return state.withLock { state in
             let deferred = numbered.filter { state.waiting[Int($0)] > 0 }
             guard !deferred.isEmpty else { return nil }
@@ -206,13 +213,13 @@ final class DeferredSteps: @unchecked Sendable {
     /// Built on this thread, not handed to another: a 2,000-step chain ran 5 % slower with
     /// each step built on a queue of its own (the thread switch and its caches).
     func reached(_ id: String) {
-        guard let step = numbers[id] else { return }
+        guard let step = number(of: id) else { return }
         let waiting = dependents[step]
         guard !waiting.isEmpty else { return }
         let ready = state.withLock { state -> [String] in
             guard !state.reached[Int(step)] else { return [] }
             state.reached[Int(step)] = true
-            return waiting.compactMap { state.waiting.countDown($0) ? ids[Int($0)] : nil }
+            return waiting.compactMap { state.waiting.countDown($0) ? self.id($0) : nil }
         }
         guard !ready.isEmpty else { return }
         build(ready)
@@ -221,7 +228,7 @@ final class DeferredSteps: @unchecked Sendable {
     /// Adds the procedure built for the deferred step `id` to its group; `nil` if none could
     /// be built (its group is not held open for it).
     func add(_ procedure: Procedure?, for id: String) {
-        guard let step = numbers[id] else { return }
+        guard let step = number(of: id) else { return }
         let group = state.withLock { state -> Int? in
             let group = state.group[Int(step)]
             state.group[Int(step)] = -1
@@ -242,17 +249,28 @@ final class DeferredSteps: @unchecked Sendable {
 
     /// The step `id` has ended: the deferred steps nothing needs any more are let go of.
     func ended(_ id: String) {
-        guard let step = numbers[id] else { return }
-        let gone = state.withLock { state -> [String] in
+        guard let step = number(of: id) else { return }
+        let gone = state.withLock { state -> [Int32] in
             guard state.holders[Int(step)] > 0 else { return [] }
             var held = [step]
             if !state.ended[Int(step)] {
                 state.ended[Int(step)] = true
                 held += heldPrerequisites[step]
             }
-            return held.compactMap { state.holders.countDown($0) ? ids[Int($0)] : nil }
+            return held.filter { state.holders.countDown($0) }
         }
-        for id in gone { forget(id) }
+        for step in gone {
+            guard let madeWork = forget(self.id(step)) else { continue }
+            state.withLock { $0.forgotten[Int(step)] = madeWork ? 2 : 1 }
+        }
+    }
+
+    /// Whether the deferred step `id`, let go of, had made its work: `nil` if it has not been
+    /// let go of.
+    func forgotten(_ id: String) -> Bool? {
+        guard let step = number(of: id) else { return nil }
+        let forgotten = state.withLock { $0.forgotten[Int(step)] }
+        return forgotten == 0 ? nil : forgotten == 2
     }
 
     /// Which of `workflow`'s steps a run defers, `nestedSteps` being its steps; `nil` for

@@ -83,11 +83,10 @@ final class WorkflowBuilder: @unchecked Sendable {
     /// `settings.directory` made absolute: where a command without a `cwd` starts.
     private let commandDirectory: String
     /// The steps built once what they wait for has started; set by ``buildRoot()``, before
-    /// anything runs.
+    /// anything runs. It knows the steps let go of once nothing needed them, and whether each
+    /// made its work (an incremental step may not have): what ``node(_:)`` no longer answers
+    /// for.
     private var deferral: DeferredSteps?
-    /// The deferred steps let go of once nothing needed them, and whether each made its work
-    /// (an incremental step may not have): what ``node(_:)`` no longer answers for.
-    private let forgotten = Locked([String: Bool]())
 
     /// The builder of `workflow`'s procedures; `nestedSteps` are its steps, in file order.
     init(
@@ -148,7 +147,7 @@ final class WorkflowBuilder: @unchecked Sendable {
         {
             deferral = DeferredSteps(
                 selection, build: { [weak self] ids in self?.buildDeferred(ids) },
-                forget: { [weak self] id in self?.forget(id) })
+                forget: { [weak self] id in self?.forget(id) ?? nil })
         }
         let hold = deferral?.hold(for: workflow.steps)
         let root = StepGroupProcedure(
@@ -171,13 +170,14 @@ final class WorkflowBuilder: @unchecked Sendable {
         }
     }
 
-    /// Lets go of the deferred step `id`, which has ended, as have the steps that wait for it.
-    private func forget(_ id: String) {
-        guard let node = nodes.withLock({ $0.removeValue(forKey: id) }) else { return }
-        forgotten.withLock { $0[id] = Self.madeWork(node) }
+    /// Lets go of the deferred step `id`, which has ended, as have the steps that wait for it;
+    /// tells whether its procedure made its work, `nil` if none was held.
+    private func forget(_ id: String) -> Bool? {
+        guard let node = nodes.withLock({ $0.removeValue(forKey: id) }) else { return nil }
         environmentInputs.withLock { _ = $0.removeValue(forKey: id) }
         readinessClocks.withLock { _ = $0.removeValue(forKey: id) }
         conditions.withLock { _ = $0.removeValue(forKey: id) }
+        return Self.madeWork(node)
     }
 
     /// The procedures built so far for steps that do work themselves (not groups and branches)
@@ -209,14 +209,14 @@ final class WorkflowBuilder: @unchecked Sendable {
 
     /// Whether a procedure was built for the step `id`.
     func built(_ id: String) -> Bool {
-        node(id) != nil || forgotten.withLock { $0[id] != nil }
+        node(id) != nil || deferral?.forgotten(id) != nil
     }
 
     /// Whether the step `id`'s procedure made the procedure that does its work: `nil` if none
     /// was built; not for an incremental step the cache found up to date as the run went.
     func madeWork(_ id: String) -> Bool? {
         if let node = node(id) { return Self.madeWork(node) }
-        return forgotten.withLock { $0[id] }
+        return deferral?.forgotten(id)
     }
 
     /// Whether `node` made the procedure that does its step's work: any but an incremental

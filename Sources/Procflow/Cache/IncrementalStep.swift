@@ -7,25 +7,31 @@ typealias IncrementalSteps = DenseTable<String, IncrementalStep>
 /// it runs, and the files it declares, the patterns and paths made absolute.
 struct IncrementalStep: Sendable {
     /// The step's fields, in a box of their own: the run's table of incremental steps and each
-    /// step's procedure share one copy of them (161 bytes a step), not one each.
+    /// step's procedure share one copy of them (170 bytes a step), not one each.
     ///
-    /// Laid out for a step of 100,000 to take 192 bytes with malloc's overhead, not 240: what
-    /// changes its definition as a byte, and the digest only some steps have out of line.
+    /// Laid out for a step of 100,000 to take 208 bytes with malloc's overhead: the one path
+    /// each list of files most often has kept inline (two arrays of one path took 128 bytes
+    /// more), what changes its definition as a byte in the padding after them, and what only
+    /// some steps have out of line.
     fileprivate struct Fields: Sendable {
         var id: String
         var definition: Digest
         var environment: Digest
-        var withoutKey: OutOfLineDigest?
+        var rare: Rare?
         var environmentEntries: [StepRecord.Input]
         var directory: String
         var sources: Files
         var generates: Files
-        var depfile: String?
         var definitionKind: DefinitionKind
 
         var definitionWithoutKey: Digest? {
-            get { withoutKey?.digest }
-            set { withoutKey = newValue.map(OutOfLineDigest.init) }
+            get { rare?.withoutKey }
+            set { rare = Rare(withoutKey: newValue, depfile: rare?.depfile) }
+        }
+
+        var depfile: String? {
+            get { rare?.depfile }
+            set { rare = Rare(withoutKey: rare?.withoutKey, depfile: newValue) }
         }
     }
 
@@ -43,12 +49,18 @@ struct IncrementalStep: Sendable {
         }
     }
 
-    /// A digest in a box of its own: a reference inline.
-    fileprivate final class OutOfLineDigest: Sendable {
-        let digest: Digest
+    /// What only some steps have, in a box of its own: a reference inline.
+    fileprivate final class Rare: Sendable {
+        /// The definition's digest without the `cacheKey` parts' values.
+        let withoutKey: Digest?
+        /// The depfile, absolute.
+        let depfile: String?
 
-        init(_ digest: Digest) {
-            self.digest = digest
+        /// A box of `withoutKey` and `depfile`; `nil` when neither is set.
+        init?(withoutKey: Digest?, depfile: String?) {
+            guard withoutKey != nil || depfile != nil else { return nil }
+            self.withoutKey = withoutKey
+            self.depfile = depfile
         }
     }
 
@@ -92,9 +104,10 @@ struct IncrementalStep: Sendable {
 
     /// Declared files: paths without wildcards made absolute once, and patterns.
     struct Files: Sendable {
-        /// Absolute paths, without `.` or `..`.
-        var paths: [String] = []
+        // The patterns first: the paths' 17 bytes last leave room for a byte after them.
         var patterns: [GlobPattern] = []
+        /// Absolute paths, without `.` or `..`.
+        var paths: PathList = []
 
         /// Whether it names nothing.
         var isEmpty: Bool { paths.isEmpty && patterns.isEmpty }
@@ -512,6 +525,8 @@ extension IncrementalStep.Fields {
         directory = workingDirectory
         self.sources = IncrementalStep.Files(sources, in: workingDirectory)
         self.generates = IncrementalStep.Files(generates, in: workingDirectory)
-        depfile = step.caching.depfile.map { resolve($0, in: workingDirectory) }
+        rare = IncrementalStep.Rare(
+            withoutKey: nil,
+            depfile: step.caching.depfile.map { resolve($0, in: workingDirectory) })
     }
 }

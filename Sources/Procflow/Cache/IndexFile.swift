@@ -82,7 +82,7 @@ struct IndexFile {
     ///
     /// - Throws: a ``CacheProblem`` if the index cannot be written.
     func save(
-        _ learnt: StateIndex, changed: Set<String>, stored: Int64,
+        _ learnt: StateIndex, changed: some Collection<String>, stored: Int64,
         isKnown: (String) -> Bool, replaced: (StepRecord, String) -> Void,
         read: ((String) -> StepRecord?)? = nil
     ) throws(CacheProblem) {

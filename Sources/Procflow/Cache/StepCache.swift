@@ -48,9 +48,12 @@ public final class StepCache: @unchecked Sendable {
         }
 
         /// The steps marked with `mark`.
-        func marked(_ mark: Mark) -> Set<String> {
-            var ids = Set<String>(minimumCapacity: marks.count)
-            for (id, marks) in marks where marks & mark.rawValue != 0 { ids.insert(id) }
+        func marked(_ mark: Mark) -> [String] {
+            // A list of the size it needs, not a set: made at the end of the run, where its
+            // memory is highest.
+            var ids: [String] = []
+            ids.reserveCapacity(marks.values.count { $0 & mark.rawValue != 0 })
+            for (id, marks) in marks where marks & mark.rawValue != 0 { ids.append(id) }
             return ids
         }
     }
@@ -142,7 +145,8 @@ public final class StepCache: @unchecked Sendable {
         let named = step.sources.paths
         let sources = step.sources.expand(
             in: step.directory, excluding: directory.path, status: files.status(of:),
-            statuses: named.count >= FileDigests.parallelLookups ? files.statuses(of: named) : nil
+            statuses: named.count >= FileDigests.parallelLookups
+                ? files.statuses(of: Array(named)) : nil
         ).map {
             file -> StepRecord.Source in
             // Both lists are sorted by path.

@@ -40,21 +40,44 @@ struct StepDurationsFile {
     /// Keeps `durations` (the steps that ran and succeeded now), over what was kept, for the
     /// steps in the run `ran`, and for those in `outside`, the file's steps the run left out
     /// (a run of some steps), with their instances: steps gone from the file are dropped.
-    /// An estimate needs no precision: the file is left as it is when it keeps the same steps
-    /// and each new duration is within a fifth (or 50 ms) of the one kept, as most runs find.
     func record(_ durations: [String: Double], ran: Set<String>, outside: Set<String>)
         throws(CacheProblem)
     {
+        var run = RunDurations()
+        run.reserveCapacity(ran.count)
+        for id in ran { run[id] = .some(durations[id]) }
+        // A duration of a step not in the run is kept only if the run left its step out.
+        for (id, seconds) in durations
+        where !ran.contains(id) && outside.contains(ForEach.stepID(ofInstance: id)) {
+            run[id] = seconds
+        }
+        try record(run, outside: outside)
+    }
+
+    /// Each step of a run by id, with how long it took if it ran and succeeded now.
+    typealias RunDurations = DenseTable<String, Double?>
+
+    /// Keeps the durations of `run` (the steps that ran and succeeded now), over what was
+    /// kept, for the steps in `run`, and for those in `outside`, the file's steps the run
+    /// left out (a run of some steps), with their instances: steps gone from the file are
+    /// dropped. An estimate needs no precision: the file is left as it is when it keeps the
+    /// same steps and each new duration is within a fifth (or 50 ms) of the one kept, as
+    /// most runs find.
+    func record(_ run: RunDurations, outside: Set<String>) throws(CacheProblem) {
         let kept = load()
         func keeps(_ id: String) -> Bool {
-            ran.contains(id) || outside.contains(ForEach.stepID(ofInstance: id))
+            run.place(of: id) != nil || outside.contains(ForEach.stepID(ofInstance: id))
         }
         // The file's entries, the new durations first, then the kept ones of steps without
         // one: walked, not gathered in tables of their own (at 100,000 steps, three tables
         // and the file whole twice, at the end of the run, where its memory is highest).
         func entries(_ body: (String, Double) -> Void) {
-            for (id, seconds) in durations where keeps(id) { body(id, Self.rounded(seconds)) }
-            for (id, seconds) in kept where durations[id] == nil && keeps(id) { body(id, seconds) }
+            for (id, seconds) in zip(run.keys, run.values) {
+                if let seconds { body(id, Self.rounded(seconds)) }
+            }
+            for (id, seconds) in kept where (run[id] ?? nil) == nil && keeps(id) {
+                body(id, seconds)
+            }
         }
         var count = 0
         var nearlyKept = true

@@ -175,7 +175,7 @@ struct WatchPlan: Sendable {
             guard positions[step] != nil, !paths.isEmpty else { return nil }
             var files = IncrementalStep.Files([], in: "/")
             // As the watcher reports them: without `.`, `..` or doubled slashes.
-            files.paths = paths.map { resolve(String($0.drop { $0 == "/" }), in: "/") }
+            files.paths = PathList(paths.map { resolve(String($0.drop { $0 == "/" }), in: "/") })
             return Watched(target: step, directory: "/", sources: files)
         }
     }
