@@ -21,8 +21,9 @@ final class FileDigests: @unchecked Sendable {
     /// A file hashed in this run, with its status then, and whether that status can be
     /// trusted to tell a change next time.
     private struct Hashed {
-        var status: FileStatus
+        // The digest first: 69 bytes, 72 a file, where the status's 36 first took 80.
         var digest: Digest
+        var status: FileStatus
         var isTrusted: Bool
     }
 
@@ -103,7 +104,7 @@ final class FileDigests: @unchecked Sendable {
             if let digest = recorded.digest {
                 // For the rest of the run: other steps, and this one's record, may ask again.
                 state.withLock {
-                    $0.hashed[path] = Hashed(status: known, digest: digest, isTrusted: true)
+                    $0.hashed[path] = Hashed(digest: digest, status: known, isTrusted: true)
                 }
             }
             return Observed(digest: recorded.digest, status: known)
@@ -135,7 +136,7 @@ final class FileDigests: @unchecked Sendable {
         let trusted = read.isSteady && read.status.isSettled(at: hashedAt)
         state.withLock { state in
             state.hashed[path] = Hashed(
-                status: read.status, digest: read.digest, isTrusted: trusted)
+                digest: read.digest, status: read.status, isTrusted: trusted)
         }
         return trusted
     }
