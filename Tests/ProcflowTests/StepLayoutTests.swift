@@ -30,6 +30,20 @@ struct StepLayoutTests {
         #expect(try GlobPattern("a/b") != GlobPattern("a/c"))
     }
 
+    @Test func aShellStepKeepsItsServiceOutOfLine() {
+        // Few steps are services: every step's kind took 105 bytes with the service inline.
+        #expect(MemoryLayout<Shell>.size <= 80)
+        var shell = Shell(command: .script("serve"), environment: [], inputs: [], output: .none)
+        #expect(shell.service == nil)
+        shell.service = Service(ready: .port(8080), timeout: 5)
+        let copy = shell
+        shell.service?.timeout = 9
+        #expect(shell.service?.ready == .port(8080) && shell.service?.timeout == 9)
+        #expect(copy.service?.timeout == 5)
+        shell.service = nil
+        #expect(shell.service == nil && copy.service != nil)
+    }
+
     @Test func aListOfPathsHoldsItsOnePathInline() throws {
         // A String inline, not an array: no allocation for the one source most steps have.
         #expect(MemoryLayout<PathList>.size == MemoryLayout<String>.size + 1)

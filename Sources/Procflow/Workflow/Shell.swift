@@ -62,8 +62,39 @@ public struct Shell: Sendable {
     /// What becomes of stdout.
     public var output: OutputFormat
     /// Set when the step is a service: a process kept running while its dependents run.
-    public var service: Service? = nil
+    public var service: Service? {
+        get { serviceBox?.service }
+        set { serviceBox = newValue.map(ServiceBox.init) }
+    }
     /// Whether a command run on this machine is handed the run's jobserver (`MAKEFLAGS` with
     /// `--jobserver-auth`), so that the make, ninja or cargo it runs shares `--max-concurrent`.
     public var jobserver = true
+    /// The service, out of line: few steps are one, and inline it took 32 bytes of every
+    /// step's.
+    private var serviceBox: ServiceBox?
+
+    /// A service in a box of its own: a reference inline.
+    private final class ServiceBox: Sendable {
+        let service: Service
+
+        init(_ service: Service) {
+            self.service = service
+        }
+    }
+
+    /// A command run by `interpreter` (or directly), in `cwd`, with `environment` and the
+    /// wired `inputs`; its stdout becomes `output`; `service` if it is one.
+    public init(
+        command: Command, interpreter: Interpreter = .sh, cwd: String? = nil,
+        environment: [(name: String, value: String)], inputs: [(name: String, wire: Wire)],
+        output: OutputFormat, service: Service? = nil
+    ) {
+        self.command = command
+        self.interpreter = interpreter
+        self.cwd = cwd
+        self.environment = environment
+        self.inputs = inputs
+        self.output = output
+        self.service = service
+    }
 }
