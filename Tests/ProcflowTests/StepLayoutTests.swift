@@ -30,6 +30,24 @@ struct StepLayoutTests {
         #expect(try GlobPattern("a/b") != GlobPattern("a/c"))
     }
 
+    @Test func aStepsOffsetOfItsOneGeneratedFileIsInline() throws {
+        // The offsets of `generates` were an array: an allocation of 48 bytes a step.
+        #expect(MemoryLayout<Caching>.size <= 50)
+        var offsets: OneOrMore<Int> = [42]
+        #expect(Array(offsets) == [42])
+        offsets.append(7)
+        #expect(Array(offsets) == [42, 7] && offsets == OneOrMore([42, 7]))
+        // Where a problem with an entry is: its own offset, kept through the plan.
+        let text =
+            #"{"procedures": [{"id": "a", "kind": "shell", "run": "true", "#
+            + #""generates": ["x", "y"]}]}"#
+        let workflow = try WorkflowLoader.load(bytes: Array(text.utf8), file: "flow.json")
+        let caching = try #require(workflow.steps.first).caching
+        let first = try #require(text.range(of: #""x""#)).lowerBound.utf16Offset(in: text)
+        let second = try #require(text.range(of: #""y""#)).lowerBound.utf16Offset(in: text)
+        #expect(Array(caching.generatesOffsets) == [first, second])
+    }
+
     @Test func aShellStepKeepsItsServiceOutOfLine() {
         // Few steps are services: every step's kind took 105 bytes with the service inline.
         #expect(MemoryLayout<Shell>.size <= 80)

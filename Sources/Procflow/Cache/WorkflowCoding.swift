@@ -240,7 +240,7 @@ final class WorkflowEncoder {
     private func caching(_ caching: Caching) {
         array(caching.sources, pattern)
         array(caching.generates, pattern)
-        array(caching.generatesOffsets, int)
+        array(Array(caching.generatesOffsets), int)
         optional(caching.depfile, text)
         optional(caching.cache) { cache in self.writer.write(cache) }
         array(caching.keyParts, keyPart)
@@ -591,7 +591,7 @@ final class WorkflowDecoding {
         var caching = Caching()
         caching.sources = try array(pattern)
         caching.generates = try array(pattern)
-        caching.generatesOffsets = try array(int)
+        caching.generatesOffsets = OneOrMore(try array(int))
         caching.depfile = try optional(text)
         caching.cache = try optional { () throws(Damaged) in try self.reader.bool() }
         caching.keyParts = try array(keyPart)

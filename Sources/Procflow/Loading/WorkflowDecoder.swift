@@ -158,7 +158,8 @@ struct WorkflowDecoder {
         switch kind {
         case .shell, .file:
             caching.sources = decodePatterns(&object, "sources").patterns
-            (caching.generates, caching.generatesOffsets) = decodePatterns(&object, "generates")
+            let (generates, offsets) = decodePatterns(&object, "generates")
+            (caching.generates, caching.generatesOffsets) = (generates, OneOrMore(offsets))
             if kind == .shell {
                 caching.depfile = object.string("depfile", nonEmpty: true, substitute: true)
             }
