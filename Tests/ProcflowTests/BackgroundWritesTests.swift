@@ -11,8 +11,8 @@ import Testing
 
 private func currentThread() -> UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
 
-/// A step's generated files are copied into the store beside the run, not before its
-/// dependents start: what reads the store, or saves the index, waits for the copies first.
+/// A step's generated files of tens of KiB are stored beside the run, as they were read, not
+/// before its dependents start: what puts them back, or saves the index, waits for them first.
 @Suite("Writes beside the run")
 struct BackgroundWritesTests {
     @Test func writesAreDoneInOrderOnALowPriorityThreadAndWaitedFor() {
@@ -63,7 +63,7 @@ struct BackgroundWritesTests {
         let writes = BackgroundWrites()
         let finished = Locked(false)
         writes.add(holding: BackgroundWrites.mostHeld + 1) { finished.withLock { $0 = true } }
-        // Not left to the idle thread: done by the time `add` returns.
+        // Not left to the writes' thread: done by the time `add` returns.
         #expect(finished.withLock { $0 })
     }
 

@@ -117,9 +117,7 @@ struct ProgressEstimateTests {
             ]}
             """#)
         defer { fixture.remove() }
-        let path = fixture.directory.appendingPathComponent("flow.json").path
-        let file = StepDurationsFile(
-            directory: StateDirectory.beside(workflow: path), workflowFile: path)
+        let file = Self.durationsFile(in: fixture.directory)
         #expect(try fixture.run().status == 0)
         let all = Set(file.load().keys)
         #expect(all.isSuperset(of: ["a", "b", "each[0]", "each[1]"]), "\(all)")
@@ -127,7 +125,7 @@ struct ProgressEstimateTests {
         #expect(Set(file.load().keys) == all)
         // A step gone from the file goes from the file of durations at the next run.
         try Data(#"{"procedures": [{"id": "a", "kind": "shell", "run": "true"}]}"#.utf8).write(
-            to: URL(fileURLWithPath: path))
+            to: fixture.directory.appendingPathComponent("flow.json"))
         #expect(try fixture.run(["--force"]).status == 0)
         #expect(Set(file.load().keys) == ["a"])
     }
@@ -135,9 +133,7 @@ struct ProgressEstimateTests {
     @Test func durationsNearTheKeptOnesLeaveTheFileAsItIs() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("flow.json").path
-        let file = StepDurationsFile(
-            directory: StateDirectory.beside(workflow: path), workflowFile: path)
+        let file = Self.durationsFile(in: directory)
         try file.record(["a": 1.0, "b": 0.01], ran: ["a", "b"], outside: [])
         let written = try #require(FileSystem.status(file.path))
         // Within a fifth, or 50 ms: the file is not written again.
@@ -154,9 +150,7 @@ struct ProgressEstimateTests {
     @Test func aLargeRunsDurationsAreWrittenInPiecesAndReadBack() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("flow.json").path
-        let file = StepDurationsFile(
-            directory: StateDirectory.beside(workflow: path), workflowFile: path)
+        let file = Self.durationsFile(in: directory)
         // More than one piece of the file (`StateFile.piece`): written as it is encoded.
         var durations: [String: Double] = [:]
         for number in 0..<70_000 { durations["step-\(number)"] = Double(number) / 7 }
@@ -176,9 +170,7 @@ struct ProgressEstimateTests {
         let fixture = try WorkflowFixture(
             #"{"procedures": [{"id": "a", "kind": "shell", "run": "true"}]}"#)
         defer { fixture.remove() }
-        let path = fixture.directory.appendingPathComponent("flow.json").path
-        let file = StepDurationsFile(
-            directory: StateDirectory.beside(workflow: path), workflowFile: path)
+        let file = Self.durationsFile(in: fixture.directory)
         try file.record(["a": 1.5, "gone": 2], ran: ["a"], outside: [])
         #expect(file.load() == ["a": 1.5])
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: file.path))
@@ -190,6 +182,35 @@ struct ProgressEstimateTests {
         let run = try fixture.run()
         #expect(run.status == 0, "\(run.stderr)")
         #expect(file.load().keys.sorted() == ["a"])
+    }
+
+    @Test func aRunsDurationsAreOneTableOfItsSteps() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = Self.durationsFile(in: directory)
+        var run = StepDurationsFile.RunDurations()
+        run["a"] = 1.2344
+        run["b"] = 2.0
+        try file.record(run, outside: [])
+        #expect(file.load() == ["a": 1.234, "b": 2.0])
+        // A step of the run without a new duration keeps its own; one gone from the run is
+        // dropped, unless the run left its step out.
+        var next = StepDurationsFile.RunDurations()
+        next["a"] = .some(nil)
+        next["c"] = 3.0
+        try file.record(next, outside: [])
+        #expect(file.load() == ["a": 1.234, "c": 3.0])
+        var some = StepDurationsFile.RunDurations()
+        some["c"] = 4.0
+        try file.record(some, outside: ["a"])
+        #expect(file.load() == ["a": 1.234, "c": 4.0])
+    }
+
+    /// The durations file of `flow.json` in `directory`, in its state directory there.
+    private static func durationsFile(in directory: URL) -> StepDurationsFile {
+        let path = directory.appendingPathComponent("flow.json").path
+        return StepDurationsFile(
+            directory: StateDirectory.beside(workflow: path), workflowFile: path)
     }
 
     @Test func inCIOutputIsGroupedUnlessAsked() throws {

@@ -82,28 +82,4 @@ struct StepLayoutTests {
         #expect(files.contains("/w/in/1.txt", in: "/w") && files.contains("/w/x.h", in: "/w"))
         #expect(!files.contains("/w/in/2.txt", in: "/w"))
     }
-
-    @Test func aRunsDurationsAreOneTableOfItsSteps() throws {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("flow.json").path
-        let file = StepDurationsFile(
-            directory: StateDirectory.beside(workflow: path), workflowFile: path)
-        var run = StepDurationsFile.RunDurations()
-        run["a"] = 1.2344
-        run["b"] = 2.0
-        try file.record(run, outside: [])
-        #expect(file.load() == ["a": 1.234, "b": 2.0])
-        // A step of the run without a new duration keeps its own; one gone from the run is
-        // dropped, unless the run left its step out.
-        var next = StepDurationsFile.RunDurations()
-        next["a"] = .some(nil)
-        next["c"] = 3.0
-        try file.record(next, outside: [])
-        #expect(file.load() == ["a": 1.234, "c": 3.0])
-        var some = StepDurationsFile.RunDurations()
-        some["c"] = 4.0
-        try file.record(some, outside: ["a"])
-        #expect(file.load() == ["a": 1.234, "c": 4.0])
-    }
 }
