@@ -292,6 +292,46 @@ struct RunTablesTests {
         #expect(cache.files.capacity >= 9000)
     }
 
+    @Test func anIncrementalStepIsLetGoOfOnceItsProcedureHasRunItsSourcesKept() throws {
+        let steps = (0..<300).map {
+            #"{"id": "s\#($0)", "kind": "file", "op": "write", "path": "out/\#($0).txt", "content": "x", "cache": true, "dependsOn": ["first"]}"#
+        }
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "first", "kind": "shell", "run": "mkdir -p out && cp in.txt out/in.txt",
+               "sources": ["in.txt"], "generates": ["out/in.txt"]},
+              {"id": "g", "kind": "group", "procedures": [\(steps.joined(separator: ",\n"))]}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let directory = fixture.directory.path
+        try "in".write(toFile: directory + "/in.txt", atomically: true, encoding: .utf8)
+        let workflow = try WorkflowLoader.load(path: directory + "/" + fixture.file)
+        var options = WorkflowRunner.Options()
+        // Built and let go of as the run goes, as a large run's steps are.
+        options.deferringFrom = 1
+        options.cache = StepCache(
+            directory: StateDirectory(path: directory + "/.procflow"),
+            workflowFile: directory + "/" + fixture.file,
+            stepIDs: Set(["first", "g"] + (0..<300).map { "s\($0)" }))
+        let runner = WorkflowRunner(workflow: workflow, options: options, reporters: [])
+        // Watched, not held: each is a step's fields, 208 bytes of each of 100,000 steps.
+        let boxes = runner.heldIncrementalSteps.map(WeakBox.init)
+        #expect(boxes.count == 301)
+        #expect(runner.run().result == .succeeded)
+        // The runner and its builder hold none; the group let go of its steps as they ended,
+        // and with them of the last of their fields: the last few are left.
+        #expect(runner.heldIncrementalSteps.isEmpty)
+        #expect(boxes.filter { $0.object != nil }.count < 64)
+        // What the snapshot asks of them after the run: their sources, in file order.
+        let kept = runner.incremental
+        #expect(kept.map(\.id) == ["first"] + (0..<300).map { "s\($0)" })
+        #expect(Array(kept[0].sources.paths) == [directory + "/in.txt"])
+        #expect(kept[1].sources.isEmpty)
+        #expect(runner.incrementalStepCount == 301)
+    }
+
     @Test func aStepsStandingIsSmallAndKeepsWhatFewStepsHaveApart() {
         // A record a step of the run: its reason, value and name out of line.
         #expect(MemoryLayout<StepRecords.Record>.stride <= 64)
@@ -339,5 +379,14 @@ struct RunTablesTests {
             details: standing.details)
         #expect(shared.details === standing.details)
         #expect(shared.reason == "cached" && shared.name == "each (y)" && shared.value == nil)
+    }
+}
+
+/// An object watched without being held.
+private final class WeakBox {
+    weak var object: AnyObject?
+
+    init(_ object: AnyObject) {
+        self.object = object
     }
 }

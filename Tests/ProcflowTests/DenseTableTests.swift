@@ -87,6 +87,30 @@ struct DenseTableTests {
         #expect(one.filter { $0.value > 1 } == ["c": 3])
     }
 
+    @Test func mappedValuesKeepTheirKeysPlacesAndOrderAndChangeApart() {
+        var table = DenseTable<String, Int>()
+        for number in 0..<200 { table["k\(number)"] = number }
+        table["k7"] = nil
+        var doubled = table.mapValues { 2 * $0 }
+        #expect(doubled.keys == table.keys)
+        for (place, key) in table.keys.enumerated() {
+            #expect(doubled.place(of: key) == place)
+            #expect(doubled[key] == table[key].map { 2 * $0 })
+        }
+        #expect(doubled["k7"] == nil)
+        // The tables share their keys and hash table until one of them changes.
+        doubled["k1"] = nil
+        doubled["new"] = 1
+        doubled[place: doubled.place(of: "k2")!] = -1
+        #expect(table.count == 199)
+        #expect(table["k1"] == 1)
+        #expect(table["new"] == nil)
+        #expect(table["k2"] == 2)
+        #expect(doubled.count == 199)
+        #expect(doubled["k2"] == -1)
+        #expect(doubled["k3"] == 6)
+    }
+
     @Test func roomMadeIsRoomKept() {
         var table = DenseTable<Int, Int>()
         table.reserveCapacity(1000)

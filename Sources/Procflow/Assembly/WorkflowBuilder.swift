@@ -59,6 +59,9 @@ final class WorkflowBuilder: @unchecked Sendable {
 
     private let workflow: Workflow
     private let settings: Settings
+    /// The incremental steps of ``Settings/incremental``, each until its procedure is made,
+    /// which keeps it as long as it runs: then `nil`.
+    private let unbuiltSteps: Locked<DenseTable<String, IncrementalStep?>>
     private let events: StepEvents
     /// Every step, with where it stands: the file's, and the instances made as the run goes.
     private let steps: Locked<StepTable>
@@ -93,6 +96,13 @@ final class WorkflowBuilder: @unchecked Sendable {
         workflow: Workflow, nestedSteps: [NestedStep], settings: Settings, events: StepEvents
     ) {
         self.workflow = workflow
+        var settings = settings
+        // Values of their own (the keys and the hash table shared): taking one changes only
+        // them.
+        unbuiltSteps = Locked((settings.incremental?.steps ?? [:]).mapValues { $0 })
+        settings.incremental = settings.incremental.map {
+            Incremental(context: $0.context, steps: [:], stepContext: $0.stepContext)
+        }
         self.settings = settings
         self.events = events
         sharedEnvironment = SharedEnvironment(settings.environment)
@@ -432,7 +442,8 @@ final class WorkflowBuilder: @unchecked Sendable {
         _ work: @escaping @Sendable () -> any StepWork
     ) -> any OutputProcedure<JSONValue> {
         guard let incremental = settings.incremental,
-            let spec = incremental.steps[step.id]
+            let spec = takeUnbuilt(step.id)
+                // A step built again (none is) is made again, the same.
                 ?? IncrementalStep(step, context: incremental.stepContext)
         else { return work() }
         // A step with `retry` is a retry, whose attempts announce their starts: told here,
@@ -440,6 +451,20 @@ final class WorkflowBuilder: @unchecked Sendable {
         return IncrementalStepProcedure(
             spec, environmentInputs: environmentInputs, context: incremental.context,
             announcesAttempts: step.retry != nil, makeWork: work)
+    }
+
+    /// The boxes of the incremental steps whose procedures are not made yet (for tests).
+    var unbuiltIncrementalSteps: [AnyObject] {
+        unbuiltSteps.withLock { $0.values.compactMap { $0?.box } }
+    }
+
+    /// The incremental step `id`, let go of here, if its procedure was not made yet.
+    private func takeUnbuilt(_ id: String) -> IncrementalStep? {
+        unbuiltSteps.withLock { table in
+            guard let place = table.place(of: id) else { return nil }
+            defer { table[place: place] = nil }
+            return table[place: place]
+        }
     }
 
     /// The step's procedure: one attempt, or a retry making attempts with `make`. Each attempt

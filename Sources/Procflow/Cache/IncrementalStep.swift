@@ -78,6 +78,9 @@ struct IncrementalStep: Sendable {
         storage = Storage(fields)
     }
 
+    /// The box of its fields, which copies share: for tests of who holds it.
+    var box: AnyObject { storage }
+
     /// The step's id.
     var id: String { storage.fields.id }
     /// What a change of ``definition`` is called in an explanation: "command changed".

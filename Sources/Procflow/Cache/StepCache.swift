@@ -575,7 +575,9 @@ public final class StepCache: @unchecked Sendable {
     /// Every file the last records of `steps` say they read and made, with its trusted
     /// status (`nil` for a source that did not exist); `nil` if a status is not trusted, or
     /// a step's sources come from a wildcard or a directory (their listings would count too).
-    func snapshotFiles(of steps: [IncrementalStep]) -> [(path: String, status: FileStatus?)]? {
+    func snapshotFiles(of steps: [(id: String, sources: IncrementalStep.Files)])
+        -> [(path: String, status: FileStatus?)]?
+    {
         var files: [(path: String, status: FileStatus?)] = []
         var seen: Set<String> = []
         // About three files a step: room made once, not as the set doubles.
@@ -584,26 +586,25 @@ public final class StepCache: @unchecked Sendable {
         for step in steps {
             guard
                 snapshotFiles(
-                    of: step, isNew: { seen.insert($0).inserted }, { files.append(($0, $1)) })
+                    of: step.id, sources: step.sources, isNew: { seen.insert($0).inserted },
+                    { files.append(($0, $1)) })
             else { return nil }
         }
         return files
     }
 
-    /// Calls `body` with each file the last record of `step` says it read and made, and its
-    /// trusted status (`nil` for a source that did not exist), and tells whether there is such
-    /// a record and every status is trusted; not for a step whose sources come from a wildcard
-    /// or a directory (their listings would count too). Files `isNew` says are not are passed
-    /// over, their statuses unasked.
+    /// Calls `body` with each file the last record of the step `id`, whose declared sources are
+    /// `sources`, says it read and made, and its trusted status (`nil` for a source that did not
+    /// exist), and tells whether there is such a record and every status is trusted; not for a
+    /// step whose sources come from a wildcard or a directory (their listings would count too).
+    /// Files `isNew` says are not are passed over, their statuses unasked.
     func snapshotFiles(
-        of step: IncrementalStep, isNew: (String) -> Bool = { _ in true },
+        of id: String, sources: IncrementalStep.Files, isNew: (String) -> Bool = { _ in true },
         _ body: (String, FileStatus?) -> Void
     ) -> Bool {
-        guard step.sources.patterns.isEmpty, let record = latestRecord(of: step.id) else {
-            return false
-        }
+        guard sources.patterns.isEmpty, let record = latestRecord(of: id) else { return false }
         // A step names a source or two: looked for in its record, without a set a step.
-        let declared = step.sources.paths
+        let declared = sources.paths
         let allRecorded =
             declared.count * record.sources.count <= 64
             ? declared.allSatisfy { path in record.sources.contains { $0.path == path } }

@@ -74,7 +74,9 @@ struct UpToDateCheck {
             guard runner.leavesSnapshotOfSettledSteps else { return }
             for step in runner.incremental where cache.isConfirmed(step.id) {
                 var files: [(path: String, status: FileStatus?)] = []
-                guard cache.snapshotFiles(of: step, { files.append(($0, $1)) }),
+                guard
+                    cache.snapshotFiles(
+                        of: step.id, sources: step.sources, { files.append(($0, $1)) }),
                     let record = cache.latestRecord(of: step.id),
                     let value = cache.value(of: record)
                 else { continue }

@@ -141,6 +141,16 @@ struct DenseTable<Key: Hashable, Value> {
         values.removeLast()
     }
 
+    /// The same keys, each with `transform` of its value: the keys and the hash table are
+    /// shared with this table, not copied.
+    func mapValues<T>(_ transform: (Value) throws -> T) rethrows -> DenseTable<Key, T> {
+        var mapped = DenseTable<Key, T>()
+        mapped.buckets = buckets
+        mapped.keys = keys
+        mapped.values = try values.map(transform)
+        return mapped
+    }
+
     /// The table with only the values `isIncluded` accepts.
     func filter(_ isIncluded: (Element) throws -> Bool) rethrows -> DenseTable {
         var kept = DenseTable()
