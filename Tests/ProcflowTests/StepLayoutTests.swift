@@ -62,6 +62,46 @@ struct StepLayoutTests {
         #expect(shell.service == nil && copy.service != nil)
     }
 
+    @Test func whatFewStepsSetIsKeptOutOfLineAndChangesAsAValue() throws {
+        // 288 bytes inline with them: the description, mutex, retry, timeout, forEach, image
+        // and placement took 80 of them in every step.
+        #expect(Step.fieldsSize <= 216)
+        let text = """
+            {"procedures": [
+              {"id": "plain", "kind": "shell", "run": "true"},
+              {"id": "rare", "kind": "shell", "run": "true", "description": "d", "timeout": 5,
+               "mutex": "m", "retry": {"attempts": 2}, "image": "alpine",
+               "continueOnError": true}
+            ]}
+            """
+        let workflow = try WorkflowLoader.load(bytes: Array(text.utf8), file: "flow.json")
+        var plain = try #require(workflow.steps.first)
+        let rare = try #require(workflow.steps.last)
+        #expect(!plain.holdsRareFields)
+        #expect(plain.description == nil && plain.timeout == nil && plain.mutex.isEmpty)
+        #expect(plain.retry == nil && plain.image == nil && plain.forEach == nil)
+        #expect(plain.placement == Placement() && !plain.continueOnError)
+        #expect(rare.holdsRareFields)
+        #expect(rare.description == "d" && rare.timeout == 5 && rare.mutex == ["m"])
+        #expect(rare.retry?.attempts == 2 && rare.image == "alpine" && rare.continueOnError)
+        // Set, changed and cleared on one step; its copy keeps what it had.
+        let copy = plain
+        plain.timeout = 9
+        plain.mutex.append("x")
+        plain.description = "now"
+        #expect(plain.holdsRareFields && !copy.holdsRareFields)
+        #expect(plain.timeout == 9 && plain.mutex == ["x"] && plain.description == "now")
+        #expect(copy.timeout == nil && copy.mutex.isEmpty && copy.description == nil)
+        plain.timeout = nil
+        plain.mutex = []
+        #expect(plain.holdsRareFields && plain.description == "now")
+        plain.description = nil
+        #expect(!plain.holdsRareFields)
+        var moved = rare
+        moved.image = nil
+        #expect(moved.image == nil && rare.image == "alpine" && moved.retry?.attempts == 2)
+    }
+
     @Test func aListOfPathsHoldsItsOnePathInline() throws {
         // A String inline, not an array: no allocation for the one source most steps have.
         #expect(MemoryLayout<PathList>.size == MemoryLayout<String>.size + 1)

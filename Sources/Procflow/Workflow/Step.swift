@@ -16,28 +16,41 @@ public struct Step: Sendable {
         }
     }
 
-    /// The fields most steps leave unset, and that take much room inline (`forEach` 184
-    /// bytes, `placement` 145, `input` 104), are kept out of line: a step of a large workflow
-    /// takes 336 bytes, not 816.
+    /// The fields, laid out for a step of a large workflow: what few steps set is kept out of
+    /// line, in one box (`forEach` alone takes 184 bytes inline, `placement` 145, `input`
+    /// 104), and the two flags sit in the caching fields' padding: a step takes 232 bytes, not
+    /// 816.
     private struct Fields: Sendable {
         var id: String
-        var description: String?
         var kind: Kind
         var dependsOn: [Reference]
         var input: OutOfLine<Wire>?
         var when: StepCondition?
-        var mutex: [String]
-        var retry: OutOfLine<Retry>?
-        var timeout: Double?
+        /// `nil` when the step sets none of it.
+        var rare: OutOfLine<Rare>?
+        var caching: Caching
         var continueOnError: Bool
         var always: Bool
-        var forEach: OutOfLine<ForEach>?
-        var image: String?
-        var caching: Caching
-        /// `nil` for the placement that says nothing.
-        var placement: OutOfLine<Placement>?
         var pointer: JSONPointer
         var offset: Int
+    }
+
+    /// What few steps of a large workflow set, together out of line: 72 bytes less a step that
+    /// sets none of it.
+    private struct Rare: Sendable {
+        var description: String?
+        var mutex: [String] = []
+        var retry: OutOfLine<Retry>?
+        var timeout: Double?
+        var forEach: OutOfLine<ForEach>?
+        var image: String?
+        /// `nil` for the placement that says nothing.
+        var placement: OutOfLine<Placement>?
+
+        var isEmpty: Bool {
+            description == nil && mutex.isEmpty && retry == nil && timeout == nil
+                && forEach == nil && image == nil && placement == nil
+        }
     }
 
     /// A value kept out of line, in a box of its own: a reference inline.
@@ -70,15 +83,29 @@ public struct Step: Sendable {
         caching: Caching = Caching(), placement: Placement = Placement(), pointer: JSONPointer,
         offset: Int
     ) {
+        let rare = Rare(
+            description: description, mutex: mutex, retry: retry.map(OutOfLine.value),
+            timeout: timeout, forEach: forEach.map(OutOfLine.value), image: image,
+            placement: placement == Placement() ? nil : .value(placement))
         storage = Storage(
             Fields(
-                id: id, description: description, kind: kind, dependsOn: dependsOn,
-                input: input.map(OutOfLine.value), when: when, mutex: mutex,
-                retry: retry.map(OutOfLine.value), timeout: timeout,
-                continueOnError: continueOnError, always: always,
-                forEach: forEach.map(OutOfLine.value), image: image, caching: caching,
-                placement: placement == Placement() ? nil : .value(placement), pointer: pointer,
+                id: id, kind: kind, dependsOn: dependsOn, input: input.map(OutOfLine.value),
+                when: when, rare: rare.isEmpty ? nil : .value(rare), caching: caching,
+                continueOnError: continueOnError, always: always, pointer: pointer,
                 offset: offset))
+    }
+
+    /// How many bytes a step's fields take inline, and whether it holds a box of what few
+    /// steps set: for tests of its layout.
+    static var fieldsSize: Int { MemoryLayout<Fields>.size }
+    var holdsRareFields: Bool { storage.fields.rare != nil }
+
+    /// What few steps set (``Rare``), changed by `change`: boxed again, or let go of once
+    /// nothing of it is set.
+    private mutating func changeRare(_ change: (inout Rare) -> Void) {
+        var rare = storage.fields.rare?.value ?? Rare()
+        change(&rare)
+        fields.rare = rare.isEmpty ? nil : .value(rare)
     }
 
     /// Its id, unique in the file.
@@ -88,8 +115,8 @@ public struct Step: Sendable {
     }
     /// Free text.
     public var description: String? {
-        get { storage.fields.description }
-        _modify { yield &fields.description }
+        get { storage.fields.rare?.value.description }
+        set { changeRare { $0.description = newValue } }
     }
     /// What it does.
     public var kind: Kind {
@@ -114,18 +141,18 @@ public struct Step: Sendable {
     }
     /// Mutual-exclusion categories: no two steps sharing one run at once.
     public var mutex: [String] {
-        get { storage.fields.mutex }
-        _modify { yield &fields.mutex }
+        get { storage.fields.rare?.value.mutex ?? [] }
+        set { changeRare { $0.mutex = newValue } }
     }
     /// How to retry it when it fails.
     public var retry: Retry? {
-        get { storage.fields.retry?.value }
-        set { fields.retry = newValue.map(OutOfLine.value) }
+        get { storage.fields.rare?.value.retry?.value }
+        set { changeRare { $0.retry = newValue.map(OutOfLine.value) } }
     }
     /// Seconds the step may run, each attempt.
     public var timeout: Double? {
-        get { storage.fields.timeout }
-        _modify { yield &fields.timeout }
+        get { storage.fields.rare?.value.timeout }
+        set { changeRare { $0.timeout = newValue } }
     }
     /// Whether a failure is only a warning, letting dependents run.
     public var continueOnError: Bool {
@@ -140,14 +167,14 @@ public struct Step: Sendable {
     }
     /// Runs the step once per item of a list, instead of once.
     public var forEach: ForEach? {
-        get { storage.fields.forEach?.value }
-        set { fields.forEach = newValue.map(OutOfLine.value) }
+        get { storage.fields.rare?.value.forEach?.value }
+        set { changeRare { $0.forEach = newValue.map(OutOfLine.value) } }
     }
     /// The container image `procflow export` runs a shell or file step in; `procflow run`
     /// ignores it.
     public var image: String? {
-        get { storage.fields.image }
-        _modify { yield &fields.image }
+        get { storage.fields.rare?.value.image }
+        set { changeRare { $0.image = newValue } }
     }
     /// What it reads and makes, for incremental runs.
     public var caching: Caching {
@@ -159,8 +186,10 @@ public struct Step: Sendable {
     public var placement: Placement {
         // Most steps say nothing: one empty placement serves them all, rather than one made
         // each time a step is asked (several times as its procedure is built).
-        get { storage.fields.placement?.value ?? Self.noPlacement }
-        set { fields.placement = newValue == Self.noPlacement ? nil : .value(newValue) }
+        get { storage.fields.rare?.value.placement?.value ?? Self.noPlacement }
+        set {
+            changeRare { $0.placement = newValue == Self.noPlacement ? nil : .value(newValue) }
+        }
     }
     private static let noPlacement = Placement()
     /// Where the step is in the file: its JSON Pointer, and the byte offset of its object
