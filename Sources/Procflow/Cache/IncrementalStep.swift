@@ -514,7 +514,7 @@ extension IncrementalStep.Fields {
         case .group, .branch:
             return nil
         }
-        for list in [step.caching.sources, step.caching.generates] {
+        for list in [step.caching.sourcePatterns, step.caching.generatedPatterns] {
             writer.write(UInt32(list.count))
             for pattern in list { writer.write(pattern.text) }
         }

@@ -365,7 +365,7 @@ struct WorkflowValidator {
         var operation = ""
         // Only shell and file procedures generate files.
         switch infos[position].step.kind {
-        case .shell(let shell) where !caching.generates.isEmpty:
+        case .shell(let shell) where !caching.generatedPatterns.isEmpty:
             if let cwd = shell.cwd { directory = cwd + "/" }
         case .file(let fileOperation):
             (written, operation) = (fileOperation.writtenPath, fileOperation.name)
@@ -376,8 +376,8 @@ struct WorkflowValidator {
             lexicallyNormalized(path.hasPrefix("/") ? path : directory + path)
         }
         // The common case, one entry and no operation, cannot repeat a file.
-        if written == nil, caching.generates.count == 1 {
-            let pattern = caching.generates[0]
+        if written == nil, caching.generatedPatterns.count == 1 {
+            let pattern = caching.generatedPatterns[0]
             guard pattern.isLiteral else { return [] }
             return [GeneratedFile(path: key(pattern.literalPath), entry: 0, shown: pattern.text)]
         }
@@ -385,7 +385,7 @@ struct WorkflowValidator {
             written.map { [GeneratedFile(path: key($0), entry: nil, shown: $0)] } ?? []
         // Where each file was first named: by the operation (`nil`) or by an entry.
         var seen: [String: Int?] = written.map { [key($0): nil] } ?? [:]
-        for (index, pattern) in caching.generates.enumerated() {
+        for (index, pattern) in caching.generatedPatterns.enumerated() {
             // A pattern with wildcards is compared as written; it names no one file.
             let path = pattern.isLiteral ? key(pattern.literalPath) : "\u{0}" + pattern.text
             guard let first = seen[path] else {
@@ -396,7 +396,7 @@ struct WorkflowValidator {
                 continue
             }
             let (offset, pointer) = location(of: index, in: infos[position].step)
-            let earlier = first.map { caching.generates[$0].text }
+            let earlier = first.map { caching.generatedPatterns[$0].text }
             report.error(
                 repetition(of: pattern.text, earlier: earlier, operation: operation), at: offset,
                 pointer)

@@ -35,6 +35,14 @@ struct OneOrMore<Element>: RandomAccessCollection, ExpressibleByArrayLiteral {
         }
     }
 
+    /// The values as an array: the one it holds for a list of several, not a copy.
+    var array: [Element] {
+        switch storage {
+        case .one(let value): [value]
+        case .many(let values): values
+        }
+    }
+
     /// Adds `value` at the end.
     mutating func append(_ value: Element) {
         switch storage {
