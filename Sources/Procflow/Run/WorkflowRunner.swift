@@ -48,7 +48,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     private let directory: String
     /// The incremental steps, by id, when the run uses the cache; handed to the builder once it
     /// is made, which lets go of each as its procedure is made (the procedure keeps it while
-    /// it runs): at the end of a run of 100,000 steps they held 20 MB. Set by ``init`` and by
+    /// it runs): kept to the end of the run, they took 186 bytes a step. Set by ``init`` and by
     /// ``runProcedures(_:)`` before any procedure starts.
     private var incrementalSteps: IncrementalSteps
     /// The sources of each of ``incrementalSteps``, kept when the builder takes them: what the
