@@ -25,12 +25,12 @@ struct JSONParser {
         var keyOffset = 0
     }
 
-    /// The elements of the arrays being read, the innermost last; each array takes its own,
-    /// of the size it needs, once it closes. Each array and object reserved room for its
-    /// members as it opened: a step's object and each of its small ones took eight members'
-    /// room, 448 bytes, most of it unused (the parse's tree was 5.4 times the file).
+    /// The elements of the arrays being read, the innermost array's last: each array takes a
+    /// list of the size it needs as it closes. (Each object reserved room for eight members as
+    /// it opened, 448 bytes, most of it unused in a step's small objects: the parse's tree was
+    /// 5.4 times the file.)
     private var pendingItems: [JSONNode] = []
-    /// The members of the objects being read, the innermost last.
+    /// The members of the objects being read, the innermost object's last.
     private var pendingMembers: [JSONNode.Member] = []
 
     /// Parses `bytes`, a document nested `enclosingDepth` levels deep already; with
