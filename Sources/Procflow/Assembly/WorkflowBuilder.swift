@@ -50,7 +50,8 @@ final class WorkflowBuilder: @unchecked Sendable {
     /// What the builder needs for incremental steps.
     struct Incremental: Sendable {
         let context: IncrementalStepProcedure.Context
-        /// The incremental steps of the file, by id.
+        /// The incremental steps of the file, by id: moved into the builder's own table as it
+        /// is made (empty in its settings from then on).
         let steps: IncrementalSteps
         /// What the incremental steps share: for the instances of `forEach` steps, made as
         /// the run goes.

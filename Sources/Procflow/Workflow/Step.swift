@@ -36,7 +36,8 @@ public struct Step: Sendable {
     }
 
     /// What few steps of a large workflow set, together out of line: 72 bytes less a step that
-    /// sets none of it.
+    /// sets none of it. Its large members stay in boxes of their own, so that a step that sets
+    /// only a timeout or a description does not carry a `forEach`'s 184 bytes.
     private struct Rare: Sendable {
         var description: String?
         var mutex: [String] = []
@@ -86,7 +87,7 @@ public struct Step: Sendable {
         let rare = Rare(
             description: description, mutex: mutex, retry: retry.map(OutOfLine.value),
             timeout: timeout, forEach: forEach.map(OutOfLine.value), image: image,
-            placement: placement == Placement() ? nil : .value(placement))
+            placement: placement == Self.noPlacement ? nil : .value(placement))
         storage = Storage(
             Fields(
                 id: id, kind: kind, dependsOn: dependsOn, input: input.map(OutOfLine.value),
@@ -95,9 +96,9 @@ public struct Step: Sendable {
                 offset: offset))
     }
 
-    /// How many bytes a step's fields take inline, and whether it holds a box of what few
-    /// steps set: for tests of its layout.
+    /// How many bytes a step's fields take inline: for tests of its layout.
     static var fieldsSize: Int { MemoryLayout<Fields>.size }
+    /// Whether the step holds a box of what few steps set: for tests of its layout.
     var holdsRareFields: Bool { storage.fields.rare != nil }
 
     /// What few steps set (``Rare``), changed by `change`: boxed again, or let go of once
