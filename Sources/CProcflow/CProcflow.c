@@ -71,3 +71,14 @@ int procflow_limit_malloc_arenas(int arenas) {
 int procflow_thread_lowest_priority(void) {
     return setpriority(PRIO_PROCESS, 0, 19);
 }
+
+int procflow_open_unnamed(const char *directory, mode_t mode) {
+#ifdef O_TMPFILE
+    return open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+#else
+    (void)directory;
+    (void)mode;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
+}

@@ -45,4 +45,9 @@ int procflow_limit_malloc_arenas(int arenas);
 /// -1 with errno set on failure.
 int procflow_thread_lowest_priority(void);
 
+/// A new file in `directory` with no name, open for reading and writing, closed on exec, of
+/// permissions `mode` (open with O_TMPFILE, which Swift's Glibc module does not expose); -1
+/// with errno set where it cannot be made (a file system without it, among others).
+int procflow_open_unnamed(const char *directory, mode_t mode);
+
 #endif

@@ -138,15 +138,20 @@ struct StateIndex: Sendable {
 /// spent reading the state.
 struct IndexRecords: Sendable {
     fileprivate enum Slot: Sendable {
-        case record(StepRecord)
+        /// Made: out of line, so that a slot of a record not made takes 16 bytes, not 128.
+        indirect case record(StepRecord)
         /// Where its encoding starts in ``file``.
         case encoded(Int)
+        /// Where it is in ``spill``: one this run made, once it spills them.
+        case spilled(RecordSpill.Place)
     }
 
     private var slots = DenseTable<String, Slot>()
     /// The bytes of the index file the encoded records are in; let go of once every record
     /// read from it is made (a run that decides every step of a large workflow).
     private var file: [UInt8]
+    /// Where the records set from now on are kept, encoded, once ``spill(into:)`` is called.
+    private var spill: RecordSpill?
     /// How many of ``slots`` are encoded.
     private var encodedCount = 0
     /// About how many files the records read from the file name (for a record replaced by a
@@ -207,17 +212,35 @@ struct IndexRecords: Sendable {
         slots.reserveCapacity(capacity)
     }
 
+    /// Keeps the records set from now on encoded, past `bufferSize` bytes in a file of
+    /// `directory` that only this process can open (``RecordSpill``), rather than as values;
+    /// they are made again each time they are asked for. Copies of these records share it.
+    mutating func spill(into directory: String, bufferSize: Int = 64 << 10) {
+        if spill == nil { spill = RecordSpill(directory: directory, bufferSize: bufferSize) }
+    }
+
+    /// Where the records set since ``spill(into:bufferSize:)`` are kept.
+    var spilled: RecordSpill? { spill }
+
+    /// How many bytes a record's slot takes (a test's hook).
+    static var slotSize: Int { MemoryLayout<Slot>.stride }
+
     /// The record of `id`, made from the file each time it is asked for here (see
     /// ``record(_:)``); setting `nil` removes it.
     subscript(id: String) -> StepRecord? {
         get { slots[id].flatMap(made) }
         set {
             if isEncoded(id) { oneLessEncoded() }
-            slots[id] = newValue.map(Slot.record)
+            guard let newValue else {
+                slots[id] = nil
+                return
+            }
+            slots[id] = spill.map { .spilled($0.append(newValue)) } ?? .record(newValue)
         }
     }
 
-    /// The record of `id`, made from the file once: kept made for the next time.
+    /// The record of `id`, made from the file once: kept made for the next time (one spilled
+    /// is made each time).
     mutating func record(_ id: String) -> StepRecord? {
         guard let place = slots.place(of: id) else { return nil }
         guard case .encoded = slots[place: place] else { return made(slots[place: place]) }
@@ -261,6 +284,7 @@ struct IndexRecords: Sendable {
                 var reader = BinaryReader(buffer, from: offset)
                 return try? StepRecord(from: &reader)
             }
+        case .spilled(let place): return spill?.record(at: place)
         }
     }
 
@@ -268,6 +292,7 @@ struct IndexRecords: Sendable {
     func filter(ids isIncluded: (String) -> Bool) -> IndexRecords {
         var kept = IndexRecords(file: file)
         kept.namedFiles = namedFiles
+        kept.spill = spill
         for (id, slot) in slots where isIncluded(id) {
             kept.slots[id] = slot
             if case .encoded = slot { kept.encodedCount += 1 }

@@ -116,10 +116,12 @@ public final class StepCache: @unchecked Sendable {
     /// Makes room for `steps` steps to be recorded by this run, which read and make about
     /// `files` files: the tables of what it learns are made once, at their size, rather than
     /// doubled as it goes (each doubling holds the old table and the new one at once, late in
-    /// a large run: tens of MiB at 100,000 steps).
+    /// a large run: tens of MiB at 100,000 steps). The records it makes are kept encoded,
+    /// past a buffer's worth in a private file of the state directory (``RecordSpill``).
     func expect(steps: Int, files: Int) {
         state.withLock { state in
             state.index.steps.reserveCapacity(max(state.index.steps.count, steps))
+            state.index.steps.spill(into: directory.temporary)
             state.marks.reserveCapacity(steps)
         }
         self.files.reserveCapacity(files)
