@@ -231,6 +231,27 @@ struct DeferredStepsTests {
         #expect(selection.dependents == ["b": ["e"], "c": ["e"]])
     }
 
+    /// The deferred steps' prerequisites are one list, each step's a range of it, in file
+    /// order: not a list a step and a dictionary of their dependents.
+    @Test func aSelectionKeepsThePrerequisitesOfItsStepsInOneList() throws {
+        let selection = try #require(
+            try select(
+                """
+                {"procedures": [
+                  {"id": "a", "kind": "shell", "run": "printf a", "output": "text"},
+                  {"id": "z", "kind": "shell", "run": "true"},
+                  {"id": "c", "kind": "shell", "run": "true", "dependsOn": ["z", "a"]},
+                  {"id": "b", "kind": "shell", "run": "true", "dependsOn": ["a"]},
+                  {"id": "d", "kind": "shell", "run": "true", "dependsOn": ["b"],
+                   "inputs": {"X": {"from": "a"}}}
+                ]}
+                """))
+        #expect(selection.prerequisites.keys == ["c", "b", "d"])
+        #expect(selection.waitedFor == ["z", "a", "a", "b", "a"])
+        #expect(Array(selection.prerequisites(at: 2)) == ["b", "a"])
+        #expect(selection.dependents == ["z": ["c"], "a": ["c", "b", "d"], "b": ["d"]])
+    }
+
     @Test func aGroupThatMayNotStartWithItsParentBuildsItsStepsBeforeTheRun() throws {
         let selection = try #require(
             try select(

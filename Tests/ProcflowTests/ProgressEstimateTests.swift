@@ -206,6 +206,30 @@ struct ProgressEstimateTests {
         #expect(file.load() == ["a": 1.234, "c": 4.0])
     }
 
+    /// A first run's durations are written as the run gives them, with no table of its steps;
+    /// once a file is kept, the next run's are merged with it.
+    @Test func aFirstRunsDurationsAreWrittenAsTheyComeThenMerged() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = Self.durationsFile(in: directory)
+        // None succeeded: nothing is written.
+        #expect(try file.recordFirst { _ in })
+        #expect(!FileSystem.exists(file.path))
+        #expect(
+            try file.recordFirst { body in
+                body("a", 1.2344)
+                body("b", 2.0)
+            })
+        #expect(file.load() == ["a": 1.234, "b": 2.0])
+        // Kept: left to the merge, which keeps a step the next run leaves out.
+        #expect(try !file.recordFirst { body in body("c", 3.0) })
+        #expect(file.load() == ["a": 1.234, "b": 2.0])
+        var next = StepDurationsFile.RunDurations()
+        next["c"] = 3.0
+        try file.record(next, outside: ["a"])
+        #expect(file.load() == ["a": 1.234, "c": 3.0])
+    }
+
     /// The durations file of `flow.json` in `directory`, in its state directory there.
     private static func durationsFile(in directory: URL) -> StepDurationsFile {
         let path = directory.appendingPathComponent("flow.json").path

@@ -31,10 +31,43 @@ final class DeferredSteps: @unchecked Sendable {
 
     /// What a run defers: for each deferred step, the steps it waits for.
     struct Selection {
-        /// Each deferred step's prerequisites, those left out of the run's graph excepted.
-        var prerequisites: [String: [String]] = [:]
-        /// For each step a deferred step waits for, the deferred steps that wait for it.
-        var dependents: [String: [String]] = [:]
+        /// The deferred steps, in file order, each with the place of its prerequisites (those
+        /// left out of the run's graph excepted) in ``waitedFor``: a dictionary of lists, and
+        /// another of their dependents, were 170 bytes a step at the run's start, where its
+        /// memory is highest.
+        fileprivate(set) var prerequisites = DenseTable<String, Range<Int32>>()
+        /// Every deferred step's prerequisites, one step's after another's.
+        fileprivate(set) var waitedFor: [String] = []
+
+        /// The prerequisites of the deferred step at `place` in ``prerequisites``.
+        func prerequisites(at place: Int) -> ArraySlice<String> {
+            let range = prerequisites[place: place]
+            return waitedFor[Int(range.lowerBound)..<Int(range.upperBound)]
+        }
+
+        /// Whether the step `id` is deferred.
+        func defers(_ id: String) -> Bool {
+            prerequisites.place(of: id) != nil
+        }
+
+        /// Adds the deferred step `id`, which waits for `waitsFor`.
+        fileprivate mutating func add(_ id: String, waitingFor waitsFor: some Collection<String>) {
+            let start = Int32(waitedFor.count)
+            waitedFor.append(contentsOf: waitsFor)
+            prerequisites[id] = start..<Int32(waitedFor.count)
+        }
+
+        /// For each step a deferred step waits for, the deferred steps that wait for it, in
+        /// file order.
+        var dependents: [String: [String]] {
+            var dependents: [String: [String]] = [:]
+            for (place, id) in prerequisites.keys.enumerated() {
+                for prerequisite in prerequisites(at: place) {
+                    dependents[prerequisite, default: []].append(id)
+                }
+            }
+            return dependents
+        }
     }
 
     /// A group's child that keeps it from finishing until its deferred steps are all in it.
@@ -123,36 +156,40 @@ final class DeferredSteps: @unchecked Sendable {
         _ selection: Selection, build: @escaping @Sendable ([String]) -> Void,
         forget: @escaping @Sendable (String) -> Bool?
     ) {
-        var numbers = DenseTable<String, Void>()
-        var count = selection.prerequisites.count
-        for id in selection.dependents.keys where selection.prerequisites[id] == nil { count += 1 }
-        numbers.reserveCapacity(count)
-        for id in selection.prerequisites.keys { numbers[id] = () }
-        for id in selection.dependents.keys { numbers[id] = () }
+        // The deferred steps first, numbered by their places in the selection's table, then
+        // the steps they wait for that are not deferred.
+        var numbers = selection.prerequisites.mapValues { _ in () }
+        for prerequisite in selection.waitedFor where numbers.place(of: prerequisite) == nil {
+            numbers[prerequisite] = ()
+        }
+        let count = numbers.count
         func number(_ id: String) -> Int32 { Int32(numbers.place(of: id)!) }
         var state = State(
             waiting: Array(repeating: 0, count: count), holders: Array(repeating: 0, count: count),
             reached: Array(repeating: false, count: count),
             ended: Array(repeating: false, count: count),
             group: Array(repeating: -1, count: count), forgotten: Array(repeating: 0, count: count))
-        for (id, prerequisites) in selection.prerequisites {
-            let step = Int(number(id))
+        for step in 0..<selection.prerequisites.count {
+            let prerequisites = selection.prerequisites(at: step)
             state.waiting[step] = Int32(prerequisites.count)
             state.holders[step] += 1
-            for prerequisite in prerequisites where selection.prerequisites[prerequisite] != nil {
+            for prerequisite in prerequisites where selection.defers(prerequisite) {
                 state.holders[Int(number(prerequisite))] += 1
             }
         }
+        // Each list in file order: the deferred steps come in it.
         dependents = NumberLists(count: count) { pair in
-            for (id, dependents) in selection.dependents {
-                for dependent in dependents { pair(number(id), number(dependent)) }
+            for step in 0..<selection.prerequisites.count {
+                for prerequisite in selection.prerequisites(at: step) {
+                    pair(number(prerequisite), Int32(step))
+                }
             }
         }
         heldPrerequisites = NumberLists(count: count) { pair in
-            for (id, prerequisites) in selection.prerequisites {
-                for prerequisite in prerequisites where selection.prerequisites[prerequisite] != nil
-                {
-                    pair(number(id), number(prerequisite))
+            for step in 0..<selection.prerequisites.count {
+                for prerequisite in selection.prerequisites(at: step)
+                where selection.defers(prerequisite) {
+                    pair(Int32(step), number(prerequisite))
                 }
             }
         }
@@ -318,42 +355,45 @@ final class DeferredSteps: @unchecked Sendable {
             if let inputTo = content.inputTo { boundInGroups.insert(inputTo.id) }
             if let outputFrom = content.outputFrom { boundInGroups.insert(outputFrom.id) }
         }
-        var prerequisites: [String: [String]] = [:]
+        // In file order: steps ready at once are built, and so queued, in the order the file
+        // gives them, as they are when built before the run.
+        var candidates = Selection()
         for nested in nestedSteps where isBuiltFirst(nested) {
             let step = nested.step
             guard step.kind.isLeaf, step.forEach == nil, !leftOut.contains(step.id),
                 settled[step.id] == nil, !boundInGroups.contains(step.id),
                 nested.path.allSatisfy({ groups[$0].map(startsWithItsParent) ?? false })
             else { continue }
-            let waitsFor = step.prerequisites.filter { !leftOut.contains($0) }
+            let waitsFor = step.prerequisites.lazy.filter { !leftOut.contains($0) }
             guard !waitsFor.isEmpty, waitsFor.allSatisfy(builtFirst.contains) else { continue }
-            prerequisites[step.id] = waitsFor
+            candidates.add(step.id, waitingFor: waitsFor)
         }
-        guard !prerequisites.isEmpty else { return nil }
+        guard !candidates.prerequisites.isEmpty else { return nil }
         // What waits for a deferred step is built after it: a step built before the run that
         // waits for one would find nothing to wire to. So neither it nor what it waits for,
         // and so on, is deferred.
         var undeferred: [String] = []
-        for nested in nestedSteps where prerequisites[nested.step.id] == nil {
-            for id in nested.step.prerequisites where prerequisites[id] != nil {
+        for nested in nestedSteps where !candidates.defers(nested.step.id) {
+            for id in nested.step.prerequisites where candidates.defers(id) {
                 undeferred.append(id)
             }
         }
+        var kept = [Bool](repeating: true, count: candidates.prerequisites.count)
         while let id = undeferred.popLast() {
-            guard let waitsFor = prerequisites.removeValue(forKey: id) else { continue }
-            for prerequisite in waitsFor where prerequisites[prerequisite] != nil {
-                undeferred.append(prerequisite)
+            guard let place = candidates.prerequisites.place(of: id), kept[place] else { continue }
+            kept[place] = false
+            for prerequisite in candidates.prerequisites(at: place) {
+                if let other = candidates.prerequisites.place(of: prerequisite), kept[other] {
+                    undeferred.append(prerequisite)
+                }
             }
         }
-        guard !prerequisites.isEmpty, prerequisites.count >= atLeast else { return nil }
-        var selection = Selection(prerequisites: prerequisites)
-        // In file order: steps ready at once are built, and so queued, in the order the file
-        // gives them, as they are when built before the run.
-        for nested in nestedSteps {
-            guard let waitsFor = prerequisites[nested.step.id] else { continue }
-            for prerequisite in waitsFor {
-                selection.dependents[prerequisite, default: []].append(nested.step.id)
-            }
+        let keptCount = kept.count { $0 }
+        guard keptCount > 0, keptCount >= atLeast else { return nil }
+        guard keptCount < kept.count else { return candidates }
+        var selection = Selection()
+        for (place, id) in candidates.prerequisites.keys.enumerated() where kept[place] {
+            selection.add(id, waitingFor: candidates.prerequisites(at: place))
         }
         return selection
     }

@@ -579,6 +579,12 @@ struct RunCommand: ParsableCommand {
     private static func keep(
         _ durations: StepDurationsFile, of summary: RunSummary, outside: Set<String>
     ) throws(CacheProblem) {
+        let first = try durations.recordFirst { body in
+            for row in summary.rows where row.status == .succeeded {
+                if let duration = row.duration { body(row.id, duration) }
+            }
+        }
+        if first { return }
         // One table, its room made once: it is made at the end of the run, where its memory
         // is highest (a dictionary of durations and a set of ids took 105 bytes a step).
         var run = StepDurationsFile.RunDurations()

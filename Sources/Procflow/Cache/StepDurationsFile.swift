@@ -87,6 +87,32 @@ struct StepDurationsFile {
                 nearlyKept && kept[id].map { abs($0 - seconds) <= max(0.05, $0 / 5) } ?? false
         }
         if nearlyKept, count == kept.count { return }
+        try write(count: count, entries)
+    }
+
+    /// Keeps the durations of a run's steps that ran and succeeded, given by `durations` (each
+    /// step once), where none are kept yet: written as they come, without a table of the run's
+    /// steps (a first run of 100,000 steps made one at its end, where its memory is highest).
+    ///
+    /// - Returns: `false`, having done nothing, if durations are kept: a run's are then
+    ///   merged with them (``record(_:outside:)``).
+    func recordFirst(_ durations: ((String, Double) -> Void) -> Void) throws(CacheProblem) -> Bool {
+        guard !FileSystem.exists(path) else { return false }
+        var count = 0
+        durations { _, _ in count += 1 }
+        guard count > 0 else { return true }
+        try write(count: count) { body in
+            withoutActuallyEscaping(body) { body in
+                durations { id, seconds in body(id, Self.rounded(seconds)) }
+            }
+        }
+        return true
+    }
+
+    /// Writes the file: `count` entries, given by `entries`.
+    private func write(count: Int, _ entries: ((String, Double) -> Void) -> Void)
+        throws(CacheProblem)
+    {
         try directory.prepare()
         try StateDirectory.write(to: path, temporary: directory.temporary) {
             descriptor throws(POSIXIO.Failure) in
@@ -95,10 +121,12 @@ struct StepDurationsFile {
                 piece: StateFile.piece
             ) { writer, pause in
                 writer.write(UInt32(count))
-                entries { id, seconds in
-                    writer.write(id)
-                    writer.write(seconds.bitPattern)
-                    pause(&writer)
+                withoutActuallyEscaping(pause) { pause in
+                    entries { id, seconds in
+                        writer.write(id)
+                        writer.write(seconds.bitPattern)
+                        pause(&writer)
+                    }
                 }
             }
         }
