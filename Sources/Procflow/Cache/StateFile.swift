@@ -78,7 +78,7 @@ enum StateFile {
 
     /// About how many bytes of a large file are encoded before they are written, by
     /// ``write(_:version:appendable:to:piece:encode:)``.
-    static let piece = 1 << 20
+    static let piece = 256 << 10
 
     /// Writes a file of `kind` and `version` whose body `encode` writes, to `descriptor` (a
     /// new file), without holding the body whole: `encode` writes into the writer it is given
