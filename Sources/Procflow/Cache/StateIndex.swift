@@ -135,7 +135,8 @@ struct StateIndex: Sendable {
 /// The records of an index by step id. Those read from its file stay as they are in it, a
 /// place in its bytes, until one is asked for: an edit run of a 300-step workflow decides two
 /// or three steps, and making every record (thousands of paths) took most of the time it
-/// spent reading the state.
+/// spent reading the state. Those a run sets, once it spills them (``spill(into:bufferSize:)``),
+/// are encoded as they are set, and made each time they are asked for.
 struct IndexRecords: Sendable {
     fileprivate enum Slot: Sendable {
         /// Made: out of line, so that a slot of a record not made takes 16 bytes, not 128.
