@@ -7,11 +7,12 @@ import ProcedureKit
     import Musl
 #endif
 
-/// The records a large run makes, kept encoded rather than as values, and once they pass a
-/// buffer's worth, in a file of the state directory's that no other process can open (made
-/// without a name, or unlinked once open, and private to the user): what a 100,000-step run
-/// learnt was 420 bytes a step held to its end as ``StepRecord`` values (their lists of
-/// sources and outputs, each an array of its own), to be written into the index when it ends.
+/// The records a run makes, kept encoded rather than as values, and once they pass a buffer's
+/// worth, in a file of the state directory's that no other process can open (made without a
+/// name, or unlinked once open, and private to the user): what a 100,000-step run learnt was
+/// 420 bytes a step held to its end as ``StepRecord`` values (their lists of sources and
+/// outputs, each an array of its own), to be written into the index when it ends. A run of a
+/// few steps (an edit run) stays within the buffer, and makes no file.
 ///
 /// A record is appended once and read back when asked for (the run's snapshot, the index's
 /// save), from the buffer or from the file; reading in file order, as a save does, reads the

@@ -151,7 +151,8 @@ struct IndexRecords: Sendable {
     /// The bytes of the index file the encoded records are in; let go of once every record
     /// read from it is made (a run that decides every step of a large workflow).
     private var file: [UInt8]
-    /// Where the records set from now on are kept, encoded, once ``spill(into:)`` is called.
+    /// Where the records set from now on are kept, encoded, once
+    /// ``spill(into:bufferSize:)`` is called.
     private var spill: RecordSpill?
     /// How many of ``slots`` are encoded.
     private var encodedCount = 0
