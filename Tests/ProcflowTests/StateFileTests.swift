@@ -164,6 +164,26 @@ struct StateFileTests {
         #expect(whole.steps.filter(ids: { $0 == "compile" }).map(\.key) == ["compile"])
     }
 
+    /// An entry made from ids, each record asked for as it is written, is the entry made from
+    /// the records themselves: a run's spilled records are made one at a time for it.
+    @Test func anEntryAsksForEachRecordOnceInOrder() throws {
+        let record = Self.sampleIndex().steps["compile"]!
+        var other = record
+        other.value = Array("2".utf8)
+        var asked: [String] = []
+        let entry = StateIndex.entry(["a", "b", "c"], stored: 7) { id in
+            asked.append(id)
+            return id == "b" ? nil : (id == "a" ? record : other)
+        }
+        #expect(asked == ["a", "b", "c"])
+        #expect(entry == StateIndex.entry([("a", record), ("b", nil), ("c", other)], stored: 7))
+        var base = StateIndex()
+        base.steps["b"] = record
+        let read = try StateIndex(decoding: base.encoded() + entry)
+        #expect(read.steps.keys.sorted() == ["a", "c"])
+        #expect(read.steps["c"] == other)
+    }
+
     /// The file's bytes are let go of once every record read from it is made or replaced,
     /// not while the file is read: an entry that removes the last record may be followed by
     /// one that adds another.

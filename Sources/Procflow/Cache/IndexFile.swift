@@ -95,8 +95,7 @@ struct IndexFile {
             learnt.storeSize + stored <= StateDirectory.defaultMaximumSize,
             !learnt.steps.keys.contains(where: { !isKnown($0) })
         {
-            let entry = StateIndex.entry(
-                changed.sorted().map { ($0, learnt.steps[$0]) }, stored: stored)
+            let entry = StateIndex.entry(changed.sorted(), stored: stored) { learnt.steps[$0] }
             if layout.appendedLength + entry.count <= max(Self.leastAppended, layout.baseLength / 2)
             {
                 try append(entry, to: layout)

@@ -48,10 +48,19 @@ struct StateIndex: Sendable {
     /// The entry that records `changes` (a step's record, or `nil` where its record is
     /// dropped) and `stored` more bytes in the store, to append to an index's file.
     static func entry(_ changes: [(id: String, record: StepRecord?)], stored: Int64) -> [UInt8] {
-        var writer = BinaryWriter(capacity: 16 + 1024 * changes.count)
+        var records = changes.makeIterator()
+        return entry(changes.map(\.id), stored: stored) { _ in records.next()!.record }
+    }
+
+    /// The entry that records the steps `ids` with the records `record` gives (`nil` where a
+    /// step's record is dropped), asked for one at a time, in order: a run's records are made
+    /// from their encoding as the entry is written, not all at once beside it.
+    static func entry(_ ids: [String], stored: Int64, record: (String) -> StepRecord?) -> [UInt8] {
+        var writer = BinaryWriter(capacity: 16 + 512 * min(ids.count, 256))
         writer.write(stored)
-        writer.write(UInt32(changes.count))
-        for (id, record) in changes {
+        writer.write(UInt32(ids.count))
+        for id in ids {
+            let record = record(id)
             writer.write(id)
             writer.write(record != nil)
             record?.write(to: &writer)
