@@ -88,17 +88,32 @@ struct RecordSpillTests {
         #expect((0..<50).allSatisfy { records["s\($0)"] == Self.record($0) })
     }
 
-    /// A run whose records pass the cache's buffer saves them all, and leaves no file behind.
+    /// A run whose records pass the cache's buffer keeps them in a file of `tmp/` without a
+    /// name, which its commands do not inherit; it saves them all, and leaves nothing behind.
     @Test func aRunsSpilledRecordsAreSavedAndItsFileIsGoneAfterIt() throws {
-        let steps = (0..<400).map {
+        let steps = (0..<600).map {
             #"{"id": "s\#($0)", "kind": "file", "op": "write", "path": "out/\#($0).txt", "content": "\#($0)", "cache": true}"#
         }
+        // After the 600 steps are recorded: what files procflow holds open, and the step's own.
+        let probe = """
+            {"id": "probe", "kind": "shell", "dependsOn": [\((0..<600).map { "\"s\($0)\"" }.joined(separator: ", "))],
+             "run": "ls -l /proc/$PPID/fd > parent-fds.txt && ls -l /proc/self/fd > own-fds.txt",
+             "generates": ["parent-fds.txt", "own-fds.txt"]}
+            """
         let fixture = try WorkflowFixture(
-            #"{"procedures": [\#(steps.joined(separator: ",\n"))]}"#)
+            #"{"procedures": [\#(steps.joined(separator: ",\n")), \#(probe)]}"#)
         defer { fixture.remove() }
         let first = try fixture.run()
         #expect(first.status == 0, "\(first.stderr)")
         let temporary = fixture.directory.path + "/.procflow/tmp"
+        let parent = try String(
+            contentsOfFile: fixture.directory.path + "/parent-fds.txt", encoding: .utf8)
+        let spilled = parent.split(separator: "\n").filter { $0.contains(temporary + "/") }
+        #expect(spilled.count == 1, "\(parent)")
+        #expect(spilled.first?.hasSuffix("(deleted)") == true, "\(parent)")
+        let own = try String(
+            contentsOfFile: fixture.directory.path + "/own-fds.txt", encoding: .utf8)
+        #expect(!own.contains(temporary), "\(own)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
         // The snapshot of the run's files is gone: the index alone says the steps are done.
         for name in try FileManager.default.contentsOfDirectory(
@@ -109,6 +124,6 @@ struct RecordSpillTests {
         }
         let second = try fixture.run()
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stdout.hasPrefix("procflow: 400 steps up to date ("), "\(second.stdout)")
+        #expect(second.stdout.hasPrefix("procflow: 601 steps up to date ("), "\(second.stdout)")
     }
 }
