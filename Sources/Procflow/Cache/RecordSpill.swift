@@ -89,9 +89,10 @@ final class RecordSpill: @unchecked Sendable {
                 && place.offset + length <= state.windowStart + state.window.count
             if !inWindow {
                 guard
-                    let window = read(
-                        state.descriptor, at: place.offset,
-                        count: min(max(length, bufferSize), state.written - place.offset)),
+                    case .success(let window) = POSIXIO.read(
+                        state.descriptor,
+                        count: min(max(length, bufferSize), state.written - place.offset),
+                        at: place.offset),
                     window.count >= length
                 else { return nil }
                 state.window = window
@@ -134,17 +135,10 @@ final class RecordSpill: @unchecked Sendable {
         }
         var failed = false
         state.buffer.withUnsafeBytes { bytes in
-            var done = 0
-            while done < bytes.count {
-                let count = pwrite(
-                    state.descriptor, bytes.baseAddress! + done, bytes.count - done,
-                    off_t(state.written + done))
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else {
-                    failed = true
-                    return
-                }
-                done += count
+            do throws(POSIXIO.Failure) {
+                try POSIXIO.write(bytes, to: state.descriptor, at: state.written)
+            } catch {
+                failed = true
             }
         }
         // A write that failed part way leaves the file's end unknown: what it was given stays
@@ -155,25 +149,6 @@ final class RecordSpill: @unchecked Sendable {
         }
         state.written += state.buffer.count
         state.buffer.removeAll(keepingCapacity: true)
-    }
-
-    /// `count` bytes of `descriptor` from `offset`, or `nil` if they cannot be read.
-    private func read(_ descriptor: Int32, at offset: Int, count: Int) -> [UInt8]? {
-        var failed = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            while initialized < count {
-                let got = pread(
-                    descriptor, buffer.baseAddress! + initialized, count - initialized,
-                    off_t(offset + initialized))
-                if got < 0, errno == EINTR { continue }
-                guard got > 0 else {
-                    failed = true
-                    return
-                }
-                initialized += got
-            }
-        }
-        return failed ? nil : bytes
     }
 
     /// A new file in `directory`, readable by this process only and by no name: made unnamed

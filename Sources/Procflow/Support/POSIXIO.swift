@@ -75,26 +75,52 @@ enum POSIXIO {
         return .success(bytes)
     }
 
-    /// Writes all of `buffer` to `descriptor`, retrying short and interrupted writes, and
-    /// stopping at the first error (a reader that has gone away, most often) or when
-    /// `isCancelled` turns true between two chunks.
+    /// Writes all of `buffer` to `descriptor` (from its byte `position` on, with pwrite(2),
+    /// where one is given), retrying short and interrupted writes, and stopping at the first
+    /// error (a reader that has gone away, most often) or when `isCancelled` turns true between
+    /// two chunks.
     ///
     /// - Throws: the ``Failure`` that stopped it.
     static func write(
-        _ buffer: UnsafeRawBufferPointer, to descriptor: Int32,
+        _ buffer: UnsafeRawBufferPointer, to descriptor: Int32, at position: Int? = nil,
         isCancelled: () -> Bool = { false }
     ) throws(Failure) {
         var offset = 0
         while offset < buffer.count {
             if isCancelled() { throw Failure(message: "cancelled") }
             let length = min(buffer.count - offset, chunkSize)
-            let written = Glibc.write(descriptor, buffer.baseAddress! + offset, length)
+            let start = buffer.baseAddress! + offset
+            let written =
+                position.map { pwrite(descriptor, start, length, off_t($0 + offset)) }
+                ?? Glibc.write(descriptor, start, length)
             if written < 0 {
                 if errno == EINTR { continue }
                 throw .current
             }
             offset += written
         }
+    }
+
+    /// `count` bytes of `descriptor` from its byte `position` (pread(2)), fewer where it ends
+    /// before them.
+    static func read(_ descriptor: Int32, count: Int, at position: Int) -> Result<[UInt8], Failure>
+    {
+        var failure: Failure?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            while initialized < count {
+                let got = pread(
+                    descriptor, buffer.baseAddress! + initialized, count - initialized,
+                    off_t(position + initialized))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    failure = .current
+                    return
+                }
+                if got == 0 { return }
+                initialized += got
+            }
+        }
+        return failure.map { .failure($0) } ?? .success(bytes)
     }
 
     /// Writes all of `text` to `descriptor`. A reader that has gone away (`procflow run … |
