@@ -9,17 +9,16 @@ struct IncrementalStep: Sendable {
     /// The step's fields, in a box of their own: the run's table of incremental steps and each
     /// step's procedure share one copy of them (170 bytes a step), not one each.
     ///
-    /// Laid out for a step of 100,000 to take 208 bytes with malloc's overhead: the one path
+    /// Laid out for a step of 100,000 to take 144 bytes with malloc's overhead: the one path
     /// each list of files most often has kept inline (two arrays of one path took 128 bytes
-    /// more), what changes its definition as a byte in the padding after them, and what only
-    /// some steps have out of line.
+    /// more), what changes its definition as a byte in the padding after them, what only
+    /// some steps have out of line, and where it runs a reference to what most steps share
+    /// (208 bytes with it inline).
     fileprivate struct Fields: Sendable {
         var id: String
         var definition: Digest
-        var environment: Digest
+        var setting: Setting
         var rare: Rare?
-        var environmentEntries: [StepRecord.Input]
-        var directory: String
         var sources: Files
         var generates: Files
         var definitionKind: DefinitionKind
@@ -46,6 +45,21 @@ struct IncrementalStep: Sendable {
             case .operation: "operation changed"
             case .request: "request changed"
             }
+        }
+    }
+
+    /// Where a step runs: its environment's digest and entries, and its working directory. The
+    /// steps of a workflow that add no `env` nor `cwd` of their own share one for each kind
+    /// of step (``Context``).
+    fileprivate final class Setting: Sendable {
+        let environment: Digest
+        let entries: [StepRecord.Input]
+        let directory: String
+
+        init(environment: Digest, entries: [StepRecord.Input], directory: String) {
+            self.environment = environment
+            self.entries = entries
+            self.directory = directory
         }
     }
 
@@ -80,6 +94,10 @@ struct IncrementalStep: Sendable {
 
     /// The box of its fields, which copies share: for tests of who holds it.
     var box: AnyObject { storage }
+    /// The box of where it runs, which steps of one kind share: for tests.
+    var settingBox: AnyObject { storage.fields.setting }
+    /// The size of its fields: for tests of what a step of a large run takes.
+    static var fieldsSize: Int { MemoryLayout<Fields>.size }
 
     /// The step's id.
     var id: String { storage.fields.id }
@@ -93,11 +111,11 @@ struct IncrementalStep: Sendable {
     /// or only what its `cacheKey` gives.
     var definitionWithoutKey: Digest? { storage.fields.definitionWithoutKey }
     /// The digest of the environment the workflow gives it.
-    var environment: Digest { storage.fields.environment }
+    var environment: Digest { storage.fields.setting.environment }
     /// Each entry of that environment, for explanations (see ``StepRecord/environmentEntries``).
-    var environmentEntries: [StepRecord.Input] { storage.fields.environmentEntries }
+    var environmentEntries: [StepRecord.Input] { storage.fields.setting.entries }
     /// Its working directory, absolute.
-    var directory: String { storage.fields.directory }
+    var directory: String { storage.fields.setting.directory }
     /// Its `sources`, and for a file step the files its operation reads.
     var sources: Files { storage.fields.sources }
     /// Its `generates`, and for a file step the file its operation writes.
@@ -154,6 +172,11 @@ struct IncrementalStep: Sendable {
         let environmentEntries: EnvironmentEntries
         let environmentEntryList: [StepRecord.Input]
         let variableEntryList: [StepRecord.Input]
+        /// Where the steps that add no `env` nor `cwd` run, shared: shell steps (the
+        /// environment), rendering file steps (the variables), the others (no environment).
+        fileprivate let shellSetting: Setting
+        fileprivate let renderSetting: Setting
+        fileprivate let plainSetting: Setting
 
         /// The context of `workflow`'s steps, in `directory`; `cacheKey` commands run with
         /// `environment` (procflow's) and the workflow's variables.
@@ -189,6 +212,12 @@ struct IncrementalStep: Sendable {
             environmentEntries = entries
             environmentEntryList = entries.list
             variableEntryList = variableEntries.list
+            shellSetting = Setting(
+                environment: environment, entries: environmentEntryList, directory: directory)
+            renderSetting = Setting(
+                environment: variables, entries: variableEntryList, directory: directory)
+            plainSetting = Setting(
+                environment: IncrementalStep.digest(of: []), entries: [], directory: directory)
         }
 
         /// What `workflow` adds to procflow's environment for its `cacheKey` commands.
@@ -472,39 +501,37 @@ extension IncrementalStep.Fields {
         guard IncrementalStep.isIncremental(step) else { return nil }
         id = step.id
         var writer = BinaryWriter(capacity: 512)
-        var environment = IncrementalStep.digest(of: [])
-        var entries: [StepRecord.Input] = []
+        var setting = context.plainSetting
         var sources = step.caching.sources
         var generates = step.caching.generates
-        var workingDirectory = context.workflowDirectory
         switch step.kind {
         case .shell(let shell):
             definitionKind = .command
             IncrementalStep.write(shell, to: &writer)
-            environment =
-                shell.environment.isEmpty
-                ? context.environment
-                : IncrementalStep.digest(
-                    of: context.dotenvList + context.variableList + context.environmentList
-                        + shell.environment)
-            entries = context.environmentEntryList
-            if !shell.environment.isEmpty {
-                var own = context.environmentEntries
-                for (name, value) in shell.environment {
-                    own.set(name, value, label: "env \(name)")
+            setting = context.shellSetting
+            if !shell.environment.isEmpty || shell.cwd != nil {
+                var entries = context.environmentEntryList
+                if !shell.environment.isEmpty {
+                    var own = context.environmentEntries
+                    for (name, value) in shell.environment {
+                        own.set(name, value, label: "env \(name)")
+                    }
+                    entries = own.list
                 }
-                entries = own.list
-            }
-            if let cwd = shell.cwd {
-                workingDirectory = resolve(cwd, in: context.workflowDirectory)
+                setting = IncrementalStep.Setting(
+                    environment: shell.environment.isEmpty
+                        ? context.environment
+                        : IncrementalStep.digest(
+                            of: context.dotenvList + context.variableList
+                                + context.environmentList + shell.environment),
+                    entries: entries,
+                    directory: shell.cwd.map { resolve($0, in: context.workflowDirectory) }
+                        ?? context.workflowDirectory)
             }
         case .file(let operation):
             definitionKind = .operation
             IncrementalStep.write(operation, to: &writer)
-            if case .render = operation {
-                environment = context.variables
-                entries = context.variableEntryList
-            }
+            if case .render = operation { setting = context.renderSetting }
             let (reads, writes) = IncrementalStep.files(of: operation)
             sources += reads
             generates += writes
@@ -523,9 +550,8 @@ extension IncrementalStep.Fields {
         writer.write(UInt32(keyParts.count))
         hasher.update(writer.bytes)
         definition = .unknown
-        self.environment = environment
-        environmentEntries = entries
-        directory = workingDirectory
+        self.setting = setting
+        let workingDirectory = setting.directory
         self.sources = IncrementalStep.Files(sources, in: workingDirectory)
         self.generates = IncrementalStep.Files(generates, in: workingDirectory)
         rare = IncrementalStep.Rare(

@@ -574,17 +574,18 @@ public final class StepCache: @unchecked Sendable {
 
     // MARK: - Snapshots
 
-    /// Every file the last records of `steps` say they read and made, with its trusted
-    /// status (`nil` for a source that did not exist); `nil` if a status is not trusted, or
+    /// Every file the last records of `steps` (about `count` of them) say they read and made,
+    /// with its trusted status (`nil` for a source that did not exist); `nil` if a status is not trusted, or
     /// a step's sources come from a wildcard or a directory (their listings would count too).
-    func snapshotFiles(of steps: [(id: String, sources: IncrementalStep.Files)])
-        -> [(path: String, status: FileStatus?)]?
-    {
+    func snapshotFiles(
+        of steps: some Sequence<(id: String, sources: IncrementalStep.Files)>, count: Int
+    ) -> [(path: String, status: FileStatus?)]? {
         var files: [(path: String, status: FileStatus?)] = []
         var seen: Set<String> = []
-        // About three files a step: room made once, not as the set doubles.
-        files.reserveCapacity(3 * steps.count)
-        seen.reserveCapacity(3 * steps.count)
+        // About three files for each of the `count` steps: room made once, not as the set
+        // doubles.
+        files.reserveCapacity(3 * count)
+        seen.reserveCapacity(3 * count)
         for step in steps {
             guard
                 snapshotFiles(

@@ -68,7 +68,10 @@ struct UpToDateCheck {
         var settledSteps: [(id: String, value: JSONValue)]? = nil
         if runner.isUpToDate {
             // Every step's files: every one counts for every step.
-            guard let files = cache.snapshotFiles(of: runner.incremental) else { return }
+            guard
+                let files = cache.snapshotFiles(
+                    of: runner.incremental, count: runner.incrementalStepCount)
+            else { return }
             steps.addShared(files)
         } else {
             guard runner.leavesSnapshotOfSettledSteps else { return }
