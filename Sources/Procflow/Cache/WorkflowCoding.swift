@@ -386,7 +386,8 @@ final class WorkflowDecoding {
     // Unchecked: see ``WorkflowEncoder/writer``.
     @exclusivity(unchecked) var reader: BinaryReader
     /// The pointer read last, and each of its beginnings: `previousPointer[i]` is its first
-    /// `i + 1` tokens, made so that extending it allocates nothing.
+    /// `i + 1` tokens, its last ones inline while they fit (``JSONPointer/appending(_:)``), as
+    /// the loader makes them: a token read allocates one link of a chain at most.
     @exclusivity(unchecked) private var previousPointer: [JSONPointer] = []
     /// How deep the steps, conditions and JSON values being read nest: no workflow nests
     /// deeper than its JSON does, so a plan that does is damaged (and must not exhaust the
@@ -648,7 +649,7 @@ final class WorkflowDecoding {
         previousPointer.removeSubrange(shared...)
         for _ in 0..<(try reader.count(minimumSize: 4)) {
             let extended = (previousPointer.last ?? .root).appending(try text())
-            previousPointer.append(extended.materialized)
+            previousPointer.append(extended)
         }
         return previousPointer.last ?? .root
     }

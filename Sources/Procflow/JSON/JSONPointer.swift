@@ -1,34 +1,43 @@
 /// A JSON Pointer (RFC 6901): `/procedures/3/dependsOn/0`.
 ///
-/// Stored as a chain from the last token back to the root, so that extending a pointer — which
-/// the workflow loader does for every value it reads — copies nothing. The last token is kept
-/// out of the chain until the pointer is extended: most pointers the loader makes (one per
-/// value) are never extended, nor used but for a diagnostic, and cost no allocation.
+/// Stored as a chain from the last tokens back to the root, so that extending a pointer — which
+/// the workflow loader does for every value it reads — copies nothing. The last tokens are kept
+/// out of the chain, as RFC 6901 writes them (`3/dependsOn/0`), while a string holds them
+/// without an allocation of its own (15 bytes): most pointers the loader makes (one per value)
+/// are never extended, nor used but for a diagnostic, and a step's reference to another, kept
+/// for the run, costs no allocation (two a step of 100,000 when only the last token was kept
+/// out of the chain).
 public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     private final class Token: Sendable {
         let parent: Token?
-        let value: String
+        /// One token or more, escaped and joined by slashes.
+        let text: String
 
-        init(parent: Token?, value: String) {
+        init(parent: Token?, text: String) {
             self.parent = parent
-            self.value = value
+            self.text = text
         }
     }
 
-    /// The tokens, or all but the last.
+    /// The tokens, or all but the last few.
     private let chain: Token?
-    /// The last token, when it is not in the chain.
-    private let final: String?
+    /// The tokens after the chain, escaped and joined by slashes; `nil` when there are none.
+    private let tail: String?
+
+    /// The most bytes a string holds without an allocation.
+    private static let inlineBytes = 15
 
     /// The unescaped reference tokens, from the root.
     public var tokens: [String] {
-        var tokens: [String] = final.map { [$0] } ?? []
+        var texts: [String] = tail.map { [$0] } ?? []
         var token = chain
         while let current = token {
-            tokens.append(current.value)
+            texts.append(current.text)
             token = current.parent
         }
-        return tokens.reversed()
+        return texts.reversed().flatMap { text in
+            text.split(separator: "/", omittingEmptySubsequences: false).map(Self.unescaped)
+        }
     }
 
     /// The pointer to the whole document.
@@ -37,18 +46,18 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     /// The pointer made of `tokens`, unescaped.
     public init(tokens: [String]) {
         var last: Token?
-        for token in tokens.dropLast() { last = Token(parent: last, value: token) }
-        self.init(chain: last, final: tokens.last)
+        for token in tokens.dropLast() { last = Token(parent: last, text: Self.escaped(token)) }
+        self.init(chain: last, tail: tokens.last.map(Self.escaped))
     }
 
-    private init(chain: Token?, final: String?) {
+    private init(chain: Token?, tail: String?) {
         self.chain = chain
-        self.final = final
+        self.tail = tail
     }
 
     /// Pointers are equal when their tokens are.
     public static func == (lhs: JSONPointer, rhs: JSONPointer) -> Bool {
-        (lhs.chain === rhs.chain && lhs.final == rhs.final) || lhs.tokens == rhs.tokens
+        (lhs.chain === rhs.chain && lhs.tail == rhs.tail) || lhs.tokens == rhs.tokens
     }
 
     /// Hashes the tokens.
@@ -56,8 +65,12 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(tokens)
     }
 
+    /// The first link of its chain, which pointers extended from one pointer share while
+    /// their own tokens stay inline: for tests of what a pointer allocates.
+    var chainBox: AnyObject? { chain }
+
     /// Whether this is the pointer to the whole document.
-    public var isRoot: Bool { chain == nil && final == nil }
+    public var isRoot: Bool { chain == nil && tail == nil }
 
     /// Parses `text`; `nil` if it is not a JSON Pointer.
     public init?(parsing text: String) {
@@ -86,21 +99,29 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
         self.init(tokens: tokens)
     }
 
-    /// This pointer extended by `token`.
+    /// This pointer extended by `token`: the tokens after the chain joined while a string
+    /// holds them without an allocation, else hung from the chain (one allocation).
     public func appending(_ token: String) -> JSONPointer {
-        JSONPointer(chain: wholeChain, final: token)
+        let escaped = Self.escaped(token)
+        guard let tail else { return JSONPointer(chain: chain, tail: escaped) }
+        guard tail.utf8.count + 1 + escaped.utf8.count <= Self.inlineBytes else {
+            return JSONPointer(chain: Token(parent: chain, text: tail), tail: escaped)
+        }
+        return JSONPointer(chain: chain, tail: tail + "/" + escaped)
     }
 
-    /// All the tokens as a chain: what an extension hangs from. Allocates when the last
-    /// token is not in the chain yet: extend a pointer that is extended many times (an
-    /// object's, by each member read) from its ``materialized`` form.
-    private var wholeChain: Token? {
-        final.map { Token(parent: chain, value: $0) } ?? chain
-    }
-
-    /// The same pointer, made so that extending it allocates nothing.
+    /// The same pointer, made so that extending it allocates nothing: its tokens all in the
+    /// chain. For a pointer extended many times (an array's, by each item).
     var materialized: JSONPointer {
-        final == nil ? self : JSONPointer(chain: wholeChain, final: nil)
+        tail.map { JSONPointer(chain: Token(parent: chain, text: $0), tail: nil) } ?? self
+    }
+
+    /// The same pointer, made so that extending it allocates nothing more than it would: as
+    /// it is if the tokens after its chain are few bytes (a step's place in its list, which its
+    /// fields' pointers extend), else ``materialized``. For an object's, which each member read
+    /// extends.
+    var compacted: JSONPointer {
+        (tail?.utf8.count ?? 0) <= 8 ? self : materialized
     }
 
     /// This pointer extended by an array index.
@@ -110,24 +131,49 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
 
     /// The pointer as RFC 6901 writes it: `/a/b~1c`.
     public var description: String {
-        guard !tokens.isEmpty else { return "" }
+        var texts: [String] = tail.map { [$0] } ?? []
+        var token = chain
+        while let current = token {
+            texts.append(current.text)
+            token = current.parent
+        }
         var text = ""
-        for token in tokens {
+        for part in texts.reversed() {
             text += "/"
-            guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") })
-            else {
-                text += token
-                continue
-            }
-            for character in token.unicodeScalars {
-                switch character {
-                case "~": text += "~0"
-                case "/": text += "~1"
-                default: text.unicodeScalars.append(character)
-                }
+            text += part
+        }
+        return text
+    }
+
+    /// `token` as RFC 6901 writes it: `~` as `~0`, `/` as `~1`; the same string when it has
+    /// neither.
+    private static func escaped(_ token: String) -> String {
+        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") })
+        else { return token }
+        var text = ""
+        for character in token.unicodeScalars {
+            switch character {
+            case "~": text += "~0"
+            case "/": text += "~1"
+            default: text.unicodeScalars.append(character)
             }
         }
         return text
+    }
+
+    /// The token `text` writes, escaped as RFC 6901 does (and as ``escaped(_:)`` made it).
+    private static func unescaped(_ text: Substring) -> String {
+        guard text.utf8.contains(UInt8(ascii: "~")) else { return String(text) }
+        var token = ""
+        var characters = text.unicodeScalars.makeIterator()
+        while let character = characters.next() {
+            guard character == "~" else {
+                token.unicodeScalars.append(character)
+                continue
+            }
+            token += characters.next() == "1" ? "/" : "~"
+        }
+        return token
     }
 
     /// The array index a token stands for: digits without a leading zero.

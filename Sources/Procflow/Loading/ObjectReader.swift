@@ -22,8 +22,9 @@ struct ObjectReader {
                 "expected \(expected), found \(node.typeDescription)", at: node.offset, pointer)
             return nil
         }
-        // Every member read extends it.
-        self.pointer = pointer.materialized
+        // Every member read extends it: hung from a chain of its own unless its last tokens
+        // are few (a step's place in its list), which its members' pointers then hold inline.
+        self.pointer = pointer.compacted
         self.offset = node.offset
         self.report = report
         self.members = members
