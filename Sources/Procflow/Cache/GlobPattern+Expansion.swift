@@ -62,6 +62,7 @@ extension IncrementalStep.Files {
         status: (String) -> FileStatus? = FileSystem.status, statuses: [FileStatus?]? = nil
     ) -> [(path: String, status: FileStatus?)] {
         var found: [(path: String, status: FileStatus?)] = []
+        let paths = paths
         found.reserveCapacity(paths.count)
         let excludedFolder = excluded.map { $0 + "/" }
         for (index, path) in paths.enumerated() {

@@ -77,8 +77,8 @@ public final class StepCache: @unchecked Sendable {
     private let writes = BackgroundWrites()
     /// The remote cache layered on the store, if the run has one.
     let remote: RemoteCache?
-    /// The files this run reads and makes.
-    let files = FileDigests()
+    /// The files this run reads and makes, named in its tables from the workflow's directory.
+    let files: FileDigests
     private let indexFile: IndexFile
     /// Every step id of the workflow file: records of other ids, other than the instances of
     /// its `forEach` steps, are dropped when the index is saved.
@@ -99,6 +99,8 @@ public final class StepCache: @unchecked Sendable {
         self.remote = remote
         self.directory = directory
         self.workflowFile = workflowFile
+        files = FileDigests(
+            mostlyIn: Procflow.directory(of: lexicallyNormalized(resolve(workflowFile, in: "."))))
         self.stepIDs = stepIDs
         self.forEachIDs = forEachIDs
         store = LocalStore(directory: directory)
@@ -144,11 +146,10 @@ public final class StepCache: @unchecked Sendable {
         let recorded = latest?.sources ?? []
         var next = 0
         // Hundreds of files named (a link's objects) are looked up on every core.
-        let named = step.sources.paths
         let sources = step.sources.expand(
             in: step.directory, excluding: directory.path, status: files.status(of:),
-            statuses: named.count >= FileDigests.parallelLookups
-                ? files.statuses(of: Array(named)) : nil
+            statuses: step.sources.pathCount >= FileDigests.parallelLookups
+                ? files.statuses(of: Array(step.sources.paths)) : nil
         ).map {
             file -> StepRecord.Source in
             // Both lists are sorted by path.

@@ -208,7 +208,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             var (steps, files) = (0, 0)
             for (id, step) in incrementalSteps where settled[id] == nil {
                 steps += 1
-                files += step.sources.paths.count + step.generates.paths.count
+                files += step.sources.pathCount + step.generates.pathCount
             }
             cache.expect(steps: steps, files: files)
         }

@@ -22,6 +22,25 @@ func resolve(_ path: String, in directory: String) -> String {
     return "/" + joinedPath(components)
 }
 
+/// `path` resolved in `directory` (absolute), as ``resolve(_:in:)`` does, but from `directory`
+/// when it is below it: `path` itself when it is relative names with nothing to rewrite (most
+/// paths a workflow names), else the resolved path past `directory` and its slash, or the
+/// resolved path when it is not below `directory`. Never starts with a slash unless absolute.
+func resolveBelow(_ path: String, in directory: String) -> String {
+    // As `resolve` joins them: both plain, the directory absolute.
+    if path.utf8.first != UInt8(ascii: "/"), isPlain(path.utf8),
+        directory == "/"
+            || (directory.utf8.first == UInt8(ascii: "/") && isPlain(directory.utf8.dropFirst()))
+    {
+        return path
+    }
+    let resolved = resolve(path, in: directory)
+    let prefix = directory == "/" ? "/" : directory + "/"
+    guard resolved.count > prefix.count, resolved.hasPrefix(prefix) else { return resolved }
+    let rest = resolved.dropFirst(prefix.count)
+    return rest.hasPrefix("/") ? resolved : String(rest)
+}
+
 /// `components` joined by slashes. (A generic `joined` costs a quarter of a million
 /// instructions the first time it runs, in the runtime's lookups of its types: more than all
 /// the rest of a small run's paths.)
