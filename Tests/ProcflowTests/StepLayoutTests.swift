@@ -190,6 +190,33 @@ struct StepLayoutTests {
         #expect(again.digest == digests[1])
     }
 
+    @Test func theFilesHashedAreKeptForTwoGenerationsAtMost() throws {
+        // A run of 100,000 steps kept all 200,000 files it hashed to its end (16 MB): the last
+        // two generations are kept, and a file of an older one is read again if asked for.
+        let fixture = try WorkflowFixture("{}")
+        defer { fixture.remove() }
+        let directory = fixture.directory.path
+        let paths = (0..<10).map { "\(directory)/f\($0).txt" }
+        for (number, path) in paths.enumerated() {
+            try "\(number)".write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        let files = FileDigests(mostlyIn: directory, generation: 4)
+        func digest(_ path: String) -> Digest? {
+            files.observe(path, status: files.status(of: path), recorded: nil).digest
+        }
+        let first = paths.map(digest)
+        #expect(first == (0..<10).map { SHA256.hash(Array("\($0)".utf8)) })
+        let kept = files.hashedKeys
+        #expect(kept.count <= 8 && kept.count > 4)
+        #expect(Set(kept).isSuperset(of: (6..<10).map { "f\($0).txt" }))
+        #expect(!kept.contains("f0.txt"))
+        // Asked again, each is what it is now: the first read again, the last as kept.
+        try "changed".write(toFile: paths[0], atomically: true, encoding: .utf8)
+        #expect(digest(paths[0]) == SHA256.hash(Array("changed".utf8)))
+        #expect(digest(paths[9]) == first[9])
+        #expect(files.hashedKeys.count <= 8)
+    }
+
     @Test func incrementalStepsOfOneKindShareWhereTheyRun() throws {
         // Its environment's digest and entries and its directory were 56 bytes inline: a
         // reference to what most steps share takes 8. (Its two lists of files hold where their

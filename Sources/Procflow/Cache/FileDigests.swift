@@ -1,7 +1,10 @@
 import Foundation
 import ProcedureKit
 
-/// The content of the files one run reads and makes, by digest, each read at most once.
+/// The content of the files one run reads and makes, by digest, each read at most once while
+/// it is among the last files hashed (two generations of ``generation`` files: a run of
+/// 100,000 steps kept the 200,000 it hashed to its end, 16 MB); an older one is read again if
+/// asked for again, as it is now.
 ///
 /// A file's content is read only when its `stat` (size, modification and change times with
 /// nanoseconds, inode) differs from when it was last hashed, or when it had changed less than
@@ -29,9 +32,28 @@ final class FileDigests: @unchecked Sendable {
     }
 
     private struct State {
-        /// The files hashed in this run, so that a file many steps read is read once; by
-        /// ``key(_:)``.
+        /// The files hashed latest in this run, so that a file many steps read is read once;
+        /// by ``key(_:)``.
         var hashed = DenseTable<String, Hashed>()
+        /// The generation hashed before them, looked up too: let go of when the latest are a
+        /// generation.
+        var older = DenseTable<String, Hashed>()
+
+        /// The file hashed as `key`, if kept.
+        func find(_ key: String) -> Hashed? {
+            hashed[key] ?? older[key]
+        }
+
+        /// Keeps `file` as `key`; the latest become the older generation first if they are
+        /// `generation` files.
+        mutating func keep(_ file: Hashed, as key: String, generation: Int) {
+            if hashed.count >= generation, hashed[key] == nil {
+                older = DenseTable()
+                swap(&older, &hashed)
+                hashed.reserveCapacity(generation)
+            }
+            hashed[key] = file
+        }
         /// While nothing runs (``whileNothingRuns(_:)``): the statuses seen, so that a file
         /// many steps read is looked at once; by ``key(_:)``.
         var statuses: [String: FileStatus?]?
@@ -45,14 +67,18 @@ final class FileDigests: @unchecked Sendable {
 
     private let reader = ContentStore(directory: "", temporaryDirectory: "")
     private let state = Locked(State())
+    /// How many files a generation of those hashed holds.
+    let generation: Int
     /// The directory the files are mostly in (the workflow's, absolute), with a slash; empty
     /// for none.
     private let base: [UInt8]
 
     /// Files whose paths are mostly below `directory` (absolute), if given: the tables name
-    /// them from there.
-    init(mostlyIn directory: String? = nil) {
+    /// them from there. The last `generation` files hashed, and those of the generation
+    /// before, are kept.
+    init(mostlyIn directory: String? = nil, generation: Int = 32_768) {
         base = directory.map { Array(($0.hasSuffix("/") ? $0 : $0 + "/").utf8) } ?? []
+        self.generation = max(1, generation)
     }
 
     /// What the tables name the file at `path` (absolute) by: its path from ``base`` when it
@@ -76,14 +102,14 @@ final class FileDigests: @unchecked Sendable {
     /// made before stays.
     func reserveCapacity(_ count: Int) {
         state.withLock { state in
-            state.hashed.reserveCapacity(count)
+            state.hashed.reserveCapacity(min(count, generation))
             state.expected = max(state.expected, count)
         }
     }
 
     /// What the table of files hashed in this run names them by: for tests.
     var hashedKeys: [String] {
-        state.withLock { Array($0.hashed.keys) }
+        state.withLock { Array($0.older.keys) + Array($0.hashed.keys) }
     }
 
     /// How many files the table of those hashed in this run holds without growing.
@@ -139,12 +165,14 @@ final class FileDigests: @unchecked Sendable {
                 // For the rest of the run: other steps, and this one's record, may ask again.
                 let key = key(path)
                 state.withLock {
-                    $0.hashed[key] = Hashed(digest: digest, status: known, isTrusted: true)
+                    $0.keep(
+                        Hashed(digest: digest, status: known, isTrusted: true), as: key,
+                        generation: generation)
                 }
             }
             return Observed(digest: recorded.digest, status: known)
         }
-        if let hashed = state.withLock({ [key = key(path)] in $0.hashed[key] }),
+        if let hashed = state.withLock({ [key = key(path)] in $0.find(key) }),
             hashed.status.looksUnchanged(from: status)
         {
             return Observed(digest: hashed.digest, status: hashed.isTrusted ? status : nil)
@@ -164,15 +192,16 @@ final class FileDigests: @unchecked Sendable {
         try reader.add(fileAt: path, store: false)
     }
 
-    /// Keeps a file's digest for the rest of the run; tells whether its status can be trusted
+    /// Keeps a file's digest while it is among the last hashed; tells whether its status can be trusted
     /// to tell a change next time: not if the file changed while it was read, or shortly
     /// before.
     func remember(_ path: String, _ read: ContentStore.Stored, hashedAt: Int64) -> Bool {
         let trusted = read.isSteady && read.status.isSettled(at: hashedAt)
         let key = key(path)
         state.withLock { state in
-            state.hashed[key] = Hashed(
-                digest: read.digest, status: read.status, isTrusted: trusted)
+            state.keep(
+                Hashed(digest: read.digest, status: read.status, isTrusted: trusted), as: key,
+                generation: generation)
         }
         return trusted
     }

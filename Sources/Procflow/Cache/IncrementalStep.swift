@@ -157,7 +157,7 @@ struct IncrementalStep: Sendable {
         /// `path`, one of ``named``, absolute.
         private func absolute(_ path: String) -> String {
             guard path.utf8.first != UInt8(ascii: "/") else { return path }
-            return base == "/" ? "/" + path : base + "/" + path
+            return joined(base, path)
         }
 
         /// Whether `path` (absolute) is one of them: a path named, a file below a directory
@@ -171,9 +171,12 @@ struct IncrementalStep: Sendable {
 
         init(_ list: [GlobPattern], in directory: String) {
             base = directory
+            let plainDirectory = !list.isEmpty && isPlainDirectory(directory)
             for pattern in list {
                 if pattern.isLiteral {
-                    named.append(resolveBelow(pattern.literalPath, in: directory))
+                    named.append(
+                        resolveBelow(
+                            pattern.literalPath, in: directory, plainDirectory: plainDirectory))
                 } else {
                     patterns.append(pattern)
                 }

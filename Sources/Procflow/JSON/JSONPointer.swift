@@ -104,10 +104,25 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     public func appending(_ token: String) -> JSONPointer {
         let escaped = Self.escaped(token)
         guard let tail else { return JSONPointer(chain: chain, tail: escaped) }
-        guard tail.utf8.count + 1 + escaped.utf8.count <= Self.inlineBytes else {
+        let count = tail.utf8.count + 1 + escaped.utf8.count
+        guard count <= Self.inlineBytes else {
             return JSONPointer(chain: Token(parent: chain, text: tail), tail: escaped)
         }
-        return JSONPointer(chain: chain, tail: tail + "/" + escaped)
+        // Written in one go: appending twice took a tenth of the run of an edited workflow's
+        // plan.
+        var (first, second) = (tail, escaped)
+        let joined = first.withUTF8 { first in
+            second.withUTF8 { second in
+                String(unsafeUninitializedCapacity: count) { bytes in
+                    _ = bytes.initialize(fromContentsOf: first)
+                    bytes[first.count] = UInt8(ascii: "/")
+                    _ = UnsafeMutableBufferPointer(rebasing: bytes[(first.count + 1)...])
+                        .initialize(fromContentsOf: second)
+                    return count
+                }
+            }
+        }
+        return JSONPointer(chain: chain, tail: joined)
     }
 
     /// The same pointer, made so that extending it allocates nothing: its tokens all in the
@@ -148,7 +163,11 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     /// `token` as RFC 6901 writes it: `~` as `~0`, `/` as `~1`; the same string when it has
     /// neither.
     private static func escaped(_ token: String) -> String {
-        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") })
+        var plain = token
+        guard
+            plain.withUTF8({ bytes in
+                bytes.contains { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }
+            })
         else { return token }
         var text = ""
         for character in token.unicodeScalars {

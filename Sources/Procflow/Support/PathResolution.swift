@@ -23,22 +23,51 @@ func resolve(_ path: String, in directory: String) -> String {
 }
 
 /// `path` resolved in `directory` (absolute), as ``resolve(_:in:)`` does, but from `directory`
-/// when it is below it: `path` itself when it is relative names with nothing to rewrite (most
-/// paths a workflow names), else the resolved path past `directory` and its slash, or the
-/// resolved path when it is not below `directory`. Never starts with a slash unless absolute.
-func resolveBelow(_ path: String, in directory: String) -> String {
-    // As `resolve` joins them: both plain, the directory absolute.
-    if path.utf8.first != UInt8(ascii: "/"), isPlain(path.utf8),
-        directory == "/"
-            || (directory.utf8.first == UInt8(ascii: "/") && isPlain(directory.utf8.dropFirst()))
-    {
+/// when it is below it: `path` itself when it and `directory` are names with nothing to
+/// rewrite (most paths a workflow names; `plainDirectory` says whether `directory` is, as
+/// ``isPlainDirectory(_:)`` tells), else the resolved path past `directory` and its slash,
+/// or the resolved path when it is not below `directory`. Never starts with a slash unless
+/// absolute.
+func resolveBelow(_ path: String, in directory: String, plainDirectory: Bool) -> String {
+    var bytes = path
+    if plainDirectory, bytes.withUTF8({ $0.first != UInt8(ascii: "/") && isPlain($0) }) {
         return path
     }
     let resolved = resolve(path, in: directory)
     let prefix = directory == "/" ? "/" : directory + "/"
-    guard resolved.count > prefix.count, resolved.hasPrefix(prefix) else { return resolved }
-    let rest = resolved.dropFirst(prefix.count)
-    return rest.hasPrefix("/") ? resolved : String(rest)
+    guard resolved.utf8.count > prefix.utf8.count, resolved.hasPrefix(prefix) else {
+        return resolved
+    }
+    let rest = resolved.utf8.dropFirst(prefix.utf8.count)
+    return rest.first == UInt8(ascii: "/") ? resolved : String(Substring(rest))
+}
+
+/// `path` (relative) below `directory` (absolute), joined by a slash, written in one go.
+func joined(_ directory: String, _ path: String) -> String {
+    var (directory, path) = (directory, path)
+    return directory.withUTF8 { directory in
+        path.withUTF8 { path in
+            // The root is "/", not a name.
+            let prefix = directory.count == 1 ? 0 : directory.count
+            return String(unsafeUninitializedCapacity: prefix + 1 + path.count) { joined in
+                _ = joined.initialize(fromContentsOf: directory.prefix(prefix))
+                joined[prefix] = UInt8(ascii: "/")
+                _ = UnsafeMutableBufferPointer(rebasing: joined[(prefix + 1)...])
+                    .initialize(fromContentsOf: path)
+                return prefix + 1 + path.count
+            }
+        }
+    }
+}
+
+/// Whether `directory` is absolute with nothing to rewrite (`.`, `..`, empty names): what
+/// ``resolve(_:in:)`` joins a plain path to as it is.
+func isPlainDirectory(_ directory: String) -> Bool {
+    var bytes = directory
+    return bytes.withUTF8 { bytes in
+        bytes.first == UInt8(ascii: "/")
+            && (bytes.count == 1 || isPlain(UnsafeBufferPointer(rebasing: bytes.dropFirst())))
+    }
 }
 
 /// `components` joined by slashes. (A generic `joined` costs a quarter of a million
@@ -135,24 +164,15 @@ func relativePath(of path: String, from directory: String) -> String {
 /// `base` (absolute) and `path` (relative) joined by a slash, when neither has anything to
 /// rewrite (`.`, `..`, empty names); else `nil`.
 private func plainlyJoined(_ base: String, _ path: String) -> String? {
-    var (base, path) = (base, path)
-    return base.withUTF8 { base in
-        path.withUTF8 { path -> String? in
-            guard base.first == UInt8(ascii: "/"), isPlain(path) else { return nil }
+    var (baseBytes, pathBytes) = (base, path)
+    let plain = baseBytes.withUTF8 { base in
+        pathBytes.withUTF8 { path in
             // The root is "/", not a name.
-            let prefix = base.count == 1 ? 0 : base.count
-            guard prefix == 0 || isPlain(UnsafeBufferPointer(rebasing: base.dropFirst())) else {
-                return nil
-            }
-            return String(unsafeUninitializedCapacity: prefix + 1 + path.count) { joined in
-                _ = joined.initialize(fromContentsOf: base.prefix(prefix))
-                joined[prefix] = UInt8(ascii: "/")
-                _ = UnsafeMutableBufferPointer(rebasing: joined[(prefix + 1)...])
-                    .initialize(fromContentsOf: path)
-                return prefix + 1 + path.count
-            }
+            base.first == UInt8(ascii: "/") && isPlain(path)
+                && (base.count == 1 || isPlain(UnsafeBufferPointer(rebasing: base.dropFirst())))
         }
     }
+    return plain ? joined(base, path) : nil
 }
 
 /// Whether `path` is relative names joined by single slashes, none of them `.` or `..`.
