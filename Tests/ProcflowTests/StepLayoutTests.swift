@@ -217,6 +217,33 @@ struct StepLayoutTests {
         #expect(files.hashedKeys.count <= 8)
     }
 
+    @Test func manyIncrementalStepsAreFinishedAsTheyAreDrafted() throws {
+        // Past the first steps drafted ahead, each is finished as it is drafted: the same
+        // steps, in file order, as each made on its own.
+        let count = IncrementalStep.draftedAhead + 5
+        let steps = (0..<count).map {
+            #"{"id": "s\#($0)", "kind": "shell", "run": "touch out/\#($0)", "sources": ["in/\#($0)"], "generates": ["out/\#($0)"]}"#
+        }
+        let fixture = try WorkflowFixture(
+            """
+            {"cacheKey": ["v1"], "procedures": [
+              {"id": "plain", "kind": "shell", "run": "true"},
+              \(steps.joined(separator: ",\n"))
+            ]}
+            """)
+        defer { fixture.remove() }
+        let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/" + fixture.file)
+        let context = IncrementalStep.Context(workflow, directory: fixture.directory.path)
+        let all = IncrementalStep.all(in: workflow, context: context, excluding: ["s1"])
+        #expect(Array(all.keys) == (0..<count).filter { $0 != 1 }.map { "s\($0)" })
+        for step in workflow.steps.dropFirst() where step.id != "s1" {
+            let alone = try #require(IncrementalStep(step, context: context))
+            let made = try #require(all[step.id])
+            #expect(made.definition == alone.definition && made.environment == alone.environment)
+            #expect(Array(made.sources.paths) == Array(alone.sources.paths))
+        }
+    }
+
     @Test func incrementalStepsOfOneKindShareWhereTheyRun() throws {
         // Its environment's digest and entries and its directory were 56 bytes inline: a
         // reference to what most steps share takes 8. (Its two lists of files hold where their

@@ -45,15 +45,20 @@ final class FileDigests: @unchecked Sendable {
         }
 
         /// Keeps `file` as `key`; the latest become the older generation first if they are
-        /// `generation` files.
+        /// `generation` files, and the next has room for a generation, or for the files the
+        /// run is expected to hash still if fewer.
         mutating func keep(_ file: Hashed, as key: String, generation: Int) {
             if hashed.count >= generation, hashed[key] == nil {
+                passed += hashed.count
                 older = DenseTable()
                 swap(&older, &hashed)
-                hashed.reserveCapacity(generation)
+                hashed.reserveCapacity(min(generation, max(expected - passed, 1024)))
             }
             hashed[key] = file
         }
+
+        /// How many files the generations before the latest held.
+        var passed = 0
         /// While nothing runs (``whileNothingRuns(_:)``): the statuses seen, so that a file
         /// many steps read is looked at once; by ``key(_:)``.
         var statuses: [String: FileStatus?]?

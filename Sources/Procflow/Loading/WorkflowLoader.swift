@@ -77,7 +77,9 @@ public enum WorkflowLoader {
         for (name, value) in overrides { overrideValues[name] = value }
         let decoder = WorkflowDecoder(report: context, overrides: overrideValues)
         let workflow = decoder.decodeWorkflow(root, defaultName: defaultName(for: file))
-        if !freeingTree { LeftToExit.keep(root) }
+        // Let go of before the workflow is checked, whose tables then take its room: a large
+        // file's tree (600 bytes a step) was held beside them, at the load's peak.
+        if freeingTree { _ = consume root } else { LeftToExit.keep(root) }
         var diagnostics: [Diagnostic] = []
         if let workflow {
             diagnostics = unknownOverrides(overrides, of: workflow, file: file)
