@@ -155,6 +155,14 @@ struct StepLayoutTests {
         #expect(files.contains("/w/in/1.txt", in: "/w") && files.contains("/w/d/x", in: "/w"))
         #expect(files.contains("/abs/c.txt", in: "/w") && !files.contains("/w/in/1", in: "/w"))
         #expect(!files.contains("/w/dx", in: "/w"))
+        // Compared without being made absolute.
+        let absolute = Array(files.paths)
+        #expect(files.isEachPath(among: absolute + ["/other"]))
+        #expect(!files.isEachPath(among: Array(absolute.dropFirst())))
+        #expect(!files.isEachPath(among: ["/w/in/1.tx", "/w/in/1.txt2", "/x/in/1.txt"]))
+        let atRoot = IncrementalStep.Files([try GlobPattern(literal: "a/b")], in: "/")
+        #expect(atRoot.keptPaths == ["a/b"] && atRoot.isEachPath(among: ["/a/b"]))
+        #expect(!atRoot.isEachPath(among: ["//a/b", "/a/bb", "a/b"]))
         // Each path as `resolve` makes it absolute, wherever the directory is.
         for directory in ["/", "/w", "/w/./x", "/w/../y", "/w//z"] {
             let files = IncrementalStep.Files(list, in: directory)

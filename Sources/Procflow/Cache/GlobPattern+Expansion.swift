@@ -55,14 +55,15 @@ extension GlobPattern {
 
 extension IncrementalStep.Files {
     /// Every file named, with its status; a path named without wildcards that does not exist
-    /// comes with a `nil` status. Sorted by path, each once. `statuses`, if given, are those
-    /// of ``paths``, in order, looked up already.
+    /// comes with a `nil` status. Sorted by path, each once. `named`, if given, are
+    /// ``paths``, made already; `statuses`, if given, are those of ``paths``, in order,
+    /// looked up already.
     func expand(
-        in directory: String, excluding excluded: String?,
+        _ named: PathList? = nil, in directory: String, excluding excluded: String?,
         status: (String) -> FileStatus? = FileSystem.status, statuses: [FileStatus?]? = nil
     ) -> [(path: String, status: FileStatus?)] {
         var found: [(path: String, status: FileStatus?)] = []
-        let paths = paths
+        let paths = named ?? paths
         found.reserveCapacity(paths.count)
         let excludedFolder = excluded.map { $0 + "/" }
         for (index, path) in paths.enumerated() {

@@ -160,6 +160,23 @@ struct IncrementalStep: Sendable {
             return joined(base, path)
         }
 
+        /// Whether each path named is among `paths` (absolute), compared without making it
+        /// absolute: for the few paths of a step.
+        func isEachPath(among paths: [String]) -> Bool {
+            named.allSatisfy { named in paths.contains { isPath($0, named) } }
+        }
+
+        /// Whether `path` (absolute) is `named`, one of ``named``, once absolute.
+        private func isPath(_ path: String, _ named: String) -> Bool {
+            guard named.utf8.first != UInt8(ascii: "/") else { return path == named }
+            let (path, base, named) = (path.utf8, base.utf8, named.utf8)
+            let prefix = base.count == 1 ? 0 : base.count
+            return path.count == prefix + 1 + named.count
+                && path.starts(with: base.prefix(prefix))
+                && path[path.index(path.startIndex, offsetBy: prefix)] == UInt8(ascii: "/")
+                && path.suffix(named.count).elementsEqual(named)
+        }
+
         /// Whether `path` (absolute) is one of them: a path named, a file below a directory
         /// named, or a match of a pattern (relative to `directory`).
         func contains(_ path: String, in directory: String) -> Bool {
@@ -510,12 +527,7 @@ extension IncrementalStep {
     static func all(
         in workflow: Workflow, context: Context, excluding excluded: Set<String> = []
     ) -> IncrementalSteps {
-        var count = 0
-        forEachStepOutsideForEach(in: workflow) { step in
-            if isIncremental(step), excluded.isEmpty || !excluded.contains(step.id) { count += 1 }
-        }
         var steps = IncrementalSteps()
-        steps.reserveCapacity(count)
         func finish(_ draft: Draft) {
             let step = draft.finished(with: context.keyValues)
             steps[step.id] = step
@@ -528,12 +540,20 @@ extension IncrementalStep {
             else { return }
             guard !finishing else { return finish(draft) }
             drafts.append(draft)
-            if drafts.count == draftedAhead {
-                drafts.forEach(finish)
-                drafts = []
-                finishing = true
+            guard drafts.count == draftedAhead else { return }
+            // A large workflow: room made for all its steps, counted, before they are made.
+            var count = 0
+            forEachStepOutsideForEach(in: workflow) { step in
+                if isIncremental(step), excluded.isEmpty || !excluded.contains(step.id) {
+                    count += 1
+                }
             }
+            steps.reserveCapacity(count)
+            drafts.forEach(finish)
+            drafts = []
+            finishing = true
         }
+        if !finishing { steps.reserveCapacity(drafts.count) }
         drafts.forEach(finish)
         return steps
     }

@@ -146,10 +146,12 @@ public final class StepCache: @unchecked Sendable {
         let recorded = latest?.sources ?? []
         var next = 0
         // Hundreds of files named (a link's objects) are looked up on every core.
+        // Made absolute once.
+        let named = step.sources.paths
         let sources = step.sources.expand(
-            in: step.directory, excluding: directory.path, status: files.status(of:),
-            statuses: step.sources.pathCount >= FileDigests.parallelLookups
-                ? files.statuses(of: Array(step.sources.paths)) : nil
+            named, in: step.directory, excluding: directory.path, status: files.status(of:),
+            statuses: named.count >= FileDigests.parallelLookups
+                ? files.statuses(of: Array(named)) : nil
         ).map {
             file -> StepRecord.Source in
             // Both lists are sorted by path.
@@ -608,11 +610,10 @@ public final class StepCache: @unchecked Sendable {
     ) -> Bool {
         guard sources.patterns.isEmpty, let record = latestRecord(of: id) else { return false }
         // A step names a source or two: looked for in its record, without a set a step.
-        let declared = sources.paths
         let allRecorded =
-            declared.count * record.sources.count <= 64
-            ? declared.allSatisfy { path in record.sources.contains { $0.path == path } }
-            : declared.allSatisfy(Set(record.sources.map(\.path)).contains)
+            sources.pathCount * record.sources.count <= 64
+            ? sources.isEachPath(among: record.sources.map(\.path))
+            : sources.paths.allSatisfy(Set(record.sources.map(\.path)).contains)
         guard allRecorded else { return false }
         for list in [record.sources, record.discovered] {
             for source in list where isNew(source.path) {

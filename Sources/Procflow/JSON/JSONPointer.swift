@@ -102,7 +102,11 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
     /// This pointer extended by `token`: the tokens after the chain joined while a string
     /// holds them without an allocation, else hung from the chain (one allocation).
     public func appending(_ token: String) -> JSONPointer {
-        let escaped = Self.escaped(token)
+        appending(escaped: Self.escaped(token))
+    }
+
+    /// This pointer extended by a token written as RFC 6901 writes it.
+    private func appending(escaped: String) -> JSONPointer {
         guard let tail else { return JSONPointer(chain: chain, tail: escaped) }
         let count = tail.utf8.count + 1 + escaped.utf8.count
         guard count <= Self.inlineBytes else {
@@ -141,7 +145,8 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
 
     /// This pointer extended by an array index.
     public func appending(_ index: Int) -> JSONPointer {
-        appending(String(index))
+        // Digits, which need no escaping.
+        appending(escaped: String(index))
     }
 
     /// The pointer as RFC 6901 writes it: `/a/b~1c`.
