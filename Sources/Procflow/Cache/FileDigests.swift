@@ -197,9 +197,9 @@ final class FileDigests: @unchecked Sendable {
         try reader.add(fileAt: path, store: false)
     }
 
-    /// Keeps a file's digest while it is among the last hashed; tells whether its status can be trusted
-    /// to tell a change next time: not if the file changed while it was read, or shortly
-    /// before.
+    /// Keeps a file's digest while it is among the last hashed; tells whether its status can
+    /// be trusted to tell a change next time: not if the file changed while it was read, or
+    /// shortly before.
     func remember(_ path: String, _ read: ContentStore.Stored, hashedAt: Int64) -> Bool {
         let trusted = read.isSteady && read.status.isSettled(at: hashedAt)
         let key = key(path)

@@ -134,7 +134,8 @@ struct IncrementalStep: Sendable {
         /// where each absolute path of 100,000 steps took 80 bytes), else absolute.
         private var named: PathList = []
 
-        /// The paths, absolute, without `.` or `..`. Made when asked for: ask once.
+        /// The paths, absolute, without `.` or `..`. Made when asked for: ask once. Set to
+        /// absolute paths, it keeps them as they are.
         var paths: PathList {
             get {
                 guard named.contains(where: { $0.utf8.first != UInt8(ascii: "/") }) else {

@@ -145,8 +145,8 @@ public final class StepCache: @unchecked Sendable {
     ) -> StepRecord {
         let recorded = latest?.sources ?? []
         var next = 0
-        // Hundreds of files named (a link's objects) are looked up on every core.
-        // Made absolute once.
+        // Made absolute once; hundreds of files named (a link's objects) are looked up on
+        // every core.
         let named = step.sources.paths
         let sources = step.sources.expand(
             named, in: step.directory, excluding: directory.path, status: files.status(of:),
@@ -578,8 +578,9 @@ public final class StepCache: @unchecked Sendable {
     // MARK: - Snapshots
 
     /// Every file the last records of `steps` (about `count` of them) say they read and made,
-    /// with its trusted status (`nil` for a source that did not exist); `nil` if a status is not trusted, or
-    /// a step's sources come from a wildcard or a directory (their listings would count too).
+    /// with its trusted status (`nil` for a source that did not exist); `nil` if a status is
+    /// not trusted, or a step's sources come from a wildcard or a directory (their listings
+    /// would count too).
     func snapshotFiles(
         of steps: some Sequence<(id: String, sources: IncrementalStep.Files)>, count: Int
     ) -> [(path: String, status: FileStatus?)]? {

@@ -35,9 +35,9 @@ func resolveBelow(_ path: String, in directory: String, plainDirectory: Bool) ->
     }
     let resolved = resolve(path, in: directory)
     let prefix = directory == "/" ? "/" : directory + "/"
-    guard resolved.utf8.count > prefix.utf8.count, resolved.hasPrefix(prefix) else {
-        return resolved
-    }
+    // Byte by byte: `hasPrefix` compares characters, which may differ in bytes and still match.
+    guard resolved.utf8.count > prefix.utf8.count, resolved.utf8.starts(with: prefix.utf8)
+    else { return resolved }
     let rest = resolved.utf8.dropFirst(prefix.utf8.count)
     return rest.first == UInt8(ascii: "/") ? resolved : String(Substring(rest))
 }
@@ -164,15 +164,9 @@ func relativePath(of path: String, from directory: String) -> String {
 /// `base` (absolute) and `path` (relative) joined by a slash, when neither has anything to
 /// rewrite (`.`, `..`, empty names); else `nil`.
 private func plainlyJoined(_ base: String, _ path: String) -> String? {
-    var (baseBytes, pathBytes) = (base, path)
-    let plain = baseBytes.withUTF8 { base in
-        pathBytes.withUTF8 { path in
-            // The root is "/", not a name.
-            base.first == UInt8(ascii: "/") && isPlain(path)
-                && (base.count == 1 || isPlain(UnsafeBufferPointer(rebasing: base.dropFirst())))
-        }
-    }
-    return plain ? joined(base, path) : nil
+    var bytes = path
+    guard bytes.withUTF8({ isPlain($0) }), isPlainDirectory(base) else { return nil }
+    return joined(base, path)
 }
 
 /// Whether `path` is relative names joined by single slashes, none of them `.` or `..`.
