@@ -252,6 +252,41 @@ struct StepLayoutTests {
         }
     }
 
+    @Test func aStepsSourcesMadeAgainAreThoseItsIncrementalStepHas() throws {
+        // What the snapshot after a run asks of each step, made again from the step rather
+        // than kept for the run.
+        let fixture = try WorkflowFixture(
+            """
+            {"procedures": [
+              {"id": "plain", "kind": "shell", "run": "cat a", "sources": ["a", "src/*.c"]},
+              {"id": "in", "kind": "shell", "run": "cat b", "sources": ["b", "../c"],
+               "cwd": "sub", "env": {"X": "1"}},
+              {"id": "copy", "kind": "file", "op": "copy", "source": "d", "path": "e",
+               "sources": ["f"], "cache": true},
+              {"id": "get", "kind": "http", "url": "http://x/"},
+              {"id": "none", "kind": "shell", "run": "true"}
+            ]}
+            """)
+        defer { fixture.remove() }
+        let workflow = try WorkflowLoader.load(path: fixture.directory.path + "/" + fixture.file)
+        let context = IncrementalStep.Context(workflow, directory: fixture.directory.path)
+        for step in workflow.steps {
+            let made = IncrementalStep.sources(
+                of: step, workflowDirectory: context.workflowDirectory)
+            let kept = IncrementalStep(step, context: context)?.sources
+            #expect((made == nil) == (kept == nil), "\(step.id)")
+            #expect(made.map { Array($0.paths) } == kept.map { Array($0.paths) }, "\(step.id)")
+            #expect(made?.patterns.map(\.text) == kept?.patterns.map(\.text), "\(step.id)")
+        }
+        let copy = try #require(workflow.steps.first { $0.id == "copy" })
+        #expect(
+            IncrementalStep.sources(of: copy, workflowDirectory: context.workflowDirectory).map {
+                Array($0.paths)
+            } == [
+                fixture.directory.path + "/f", fixture.directory.path + "/d",
+            ])
+    }
+
     @Test func incrementalStepsOfOneKindShareWhereTheyRun() throws {
         // Its environment's digest and entries and its directory were 56 bytes inline: a
         // reference to what most steps share takes 8. (Its two lists of files hold where their

@@ -565,6 +565,27 @@ extension IncrementalStep {
     static let draftedAhead = 4096
 }
 
+extension IncrementalStep {
+    /// The sources `step` declares, as its incremental step in a workflow whose directory is
+    /// `workflowDirectory` (absolute) has them; `nil` if it is not incremental.
+    static func sources(of step: Step, workflowDirectory: String) -> Files? {
+        guard isIncremental(step) else { return nil }
+        var sources = step.caching.sources
+        var directory = workflowDirectory
+        switch step.kind {
+        case .shell(let shell):
+            if let cwd = shell.cwd { directory = resolve(cwd, in: workflowDirectory) }
+        case .file(let operation):
+            sources += files(of: operation).reads
+        case .http:
+            break
+        case .group, .branch:
+            return nil
+        }
+        return Files(sources, in: directory)
+    }
+}
+
 extension IncrementalStep.Fields {
     /// Everything of the step but its definition's `cacheKey` values: the definition so far is
     /// in `hasher`, the parts whose values end it in `keyParts`.

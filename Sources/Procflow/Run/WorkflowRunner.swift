@@ -51,9 +51,8 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
     /// it runs): kept to the end of the run, they took 186 bytes a step. Set by ``init`` and by
     /// ``runProcedures(_:)`` before any procedure starts.
     private var incrementalSteps: IncrementalSteps
-    /// The sources of each of ``incrementalSteps``, kept when the builder takes them: what the
-    /// snapshot written after the run asks of them (``incremental``).
-    private var incrementalSources: DenseTable<String, IncrementalStep.Files>?
+    /// How many ``incrementalSteps`` there were when the builder took them.
+    private var builtIncrementalCount: Int?
     /// What the incremental steps, and the instances made as the run goes, are made in, when
     /// the run uses the cache.
     private let incrementalContext: IncrementalStep.Context?
@@ -213,7 +212,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
             cache.expect(steps: steps, files: files)
         }
         builder = makeBuilder()
-        incrementalSources = incrementalSteps.mapValues(\.sources)
+        builtIncrementalCount = incrementalSteps.count
         incrementalSteps = [:]
         let leftOut = builder.settle(settled)
         // Ended before the run starts: reported before anything else.
@@ -277,7 +276,7 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
 
     /// How many incremental steps the run has, those ``Options/presettled`` names included.
     var incrementalStepCount: Int {
-        (incrementalSources?.count ?? incrementalSteps.count) + options.presettled.count
+        (builtIncrementalCount ?? incrementalSteps.count) + options.presettled.count
     }
 
     /// Whether the cache decides some step as the run goes: an instance of a `forEach` whose
@@ -358,12 +357,24 @@ public final class WorkflowRunner: StepEvents, @unchecked Sendable {
 
     /// The incremental steps of the run (but those ``Options/presettled`` that it did not
     /// decide), with their sources, in file order: walked as the snapshot asks for them, not
-    /// gathered in a list first (a list of 100,000 grew to 11 MB at the run's end, its peak).
+    /// gathered in a list first (a list of 100,000 grew to 11 MB at the run's end, its peak),
+    /// each step's sources made again from the step (kept for the run, a table of them took
+    /// 70 bytes a step).
     var incremental: some Sequence<(id: String, sources: IncrementalStep.Files)> {
-        // Once the builder has the steps, their sources are kept apart.
-        let (sources, steps) = (incrementalSources, incrementalSteps)
-        return records.order.lazy.compactMap { id in
-            (sources?[id] ?? steps[id]?.sources).map { (id, $0) }
+        // Only its directory: the context, copied for each step, took a retain and a release
+        // of each of its fields.
+        let directory = incrementalContext?.workflowDirectory
+        let presettled = options.presettled
+        // Those in a forEach are incremental in its instances, which the cache decides as the
+        // run goes.
+        let forEachSteps = Set(nestedSteps.lazy.filter { $0.step.forEach != nil }.map(\.step.id))
+        return nestedSteps.lazy.compactMap {
+            nested -> (id: String, sources: IncrementalStep.Files)? in
+            guard let directory, presettled[nested.step.id] == nil,
+                forEachSteps.isEmpty || !nested.path.contains(where: forEachSteps.contains),
+                let sources = IncrementalStep.sources(of: nested.step, workflowDirectory: directory)
+            else { return nil }
+            return (nested.step.id, sources)
         }
     }
 
