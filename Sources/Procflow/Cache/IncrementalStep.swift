@@ -570,19 +570,33 @@ extension IncrementalStep {
     /// `workflowDirectory` (absolute) has them; `nil` if it is not incremental.
     static func sources(of step: Step, workflowDirectory: String) -> Files? {
         guard isIncremental(step) else { return nil }
-        var sources = step.caching.sources
-        var directory = workflowDirectory
+        let directory: String
         switch step.kind {
-        case .shell(let shell):
-            if let cwd = shell.cwd { directory = resolve(cwd, in: workflowDirectory) }
-        case .file(let operation):
-            sources += files(of: operation).reads
-        case .http:
-            break
-        case .group, .branch:
-            return nil
+        case .shell(let shell): directory = workingDirectory(of: shell, in: workflowDirectory)
+        case .file, .http: directory = workflowDirectory
+        case .group, .branch: return nil
         }
-        return Files(sources, in: directory)
+        return Files(declaredFiles(of: step).sources, in: directory)
+    }
+
+    /// The files `step` declares it reads and makes: its `sources` and `generates`, and for a
+    /// file step what its operation reads and writes.
+    fileprivate static func declaredFiles(of step: Step) -> (
+        sources: [GlobPattern], generates: [GlobPattern]
+    ) {
+        guard case .file(let operation) = step.kind else {
+            return (step.caching.sources, step.caching.generates)
+        }
+        let (reads, writes) = files(of: operation)
+        return (step.caching.sources + reads, step.caching.generates + writes)
+    }
+
+    /// Where `shell` runs in a workflow whose directory is `workflowDirectory`: its `cwd`
+    /// resolved there, else that directory.
+    fileprivate static func workingDirectory(of shell: Shell, in workflowDirectory: String)
+        -> String
+    {
+        shell.cwd.map { resolve($0, in: workflowDirectory) } ?? workflowDirectory
     }
 }
 
@@ -597,8 +611,6 @@ extension IncrementalStep.Fields {
         id = step.id
         var writer = BinaryWriter(capacity: 512)
         var setting = context.plainSetting
-        var sources = step.caching.sources
-        var generates = step.caching.generates
         switch step.kind {
         case .shell(let shell):
             definitionKind = .command
@@ -620,16 +632,13 @@ extension IncrementalStep.Fields {
                             of: context.dotenvList + context.variableList
                                 + context.environmentList + shell.environment),
                     entries: entries,
-                    directory: shell.cwd.map { resolve($0, in: context.workflowDirectory) }
-                        ?? context.workflowDirectory)
+                    directory: IncrementalStep.workingDirectory(
+                        of: shell, in: context.workflowDirectory))
             }
         case .file(let operation):
             definitionKind = .operation
             IncrementalStep.write(operation, to: &writer)
             if case .render = operation { setting = context.renderSetting }
-            let (reads, writes) = IncrementalStep.files(of: operation)
-            sources += reads
-            generates += writes
         case .http(let http):
             definitionKind = .request
             IncrementalStep.write(http, to: &writer)
@@ -647,6 +656,7 @@ extension IncrementalStep.Fields {
         definition = .unknown
         self.setting = setting
         let workingDirectory = setting.directory
+        let (sources, generates) = IncrementalStep.declaredFiles(of: step)
         self.sources = IncrementalStep.Files(sources, in: workingDirectory)
         self.generates = IncrementalStep.Files(generates, in: workingDirectory)
         rare = IncrementalStep.Rare(

@@ -29,15 +29,21 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
 
     /// The unescaped reference tokens, from the root.
     public var tokens: [String] {
+        texts.flatMap { text in
+            text.split(separator: "/", omittingEmptySubsequences: false).map(Self.unescaped)
+        }
+    }
+
+    /// The texts of the chain's links and the tail, from the root: each one token or more,
+    /// escaped and joined by slashes.
+    private var texts: [String] {
         var texts: [String] = tail.map { [$0] } ?? []
         var token = chain
         while let current = token {
             texts.append(current.text)
             token = current.parent
         }
-        return texts.reversed().flatMap { text in
-            text.split(separator: "/", omittingEmptySubsequences: false).map(Self.unescaped)
-        }
+        return texts.reversed()
     }
 
     /// The pointer to the whole document.
@@ -151,14 +157,8 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
 
     /// The pointer as RFC 6901 writes it: `/a/b~1c`.
     public var description: String {
-        var texts: [String] = tail.map { [$0] } ?? []
-        var token = chain
-        while let current = token {
-            texts.append(current.text)
-            token = current.parent
-        }
         var text = ""
-        for part in texts.reversed() {
+        for part in texts {
             text += "/"
             text += part
         }
